@@ -1,0 +1,224 @@
+"""Memory cgroup backends: v2, v1 and none, behind one interface (as BenchExec does).
+
+A fresh memory cgroup per run gives the one exact peak for a whole process tree, and it counts
+kernel memory (thread stacks, page tables) that RSS never shows. The program joins the cgroup in
+the launcher between fork and exec, so every page it touches is charged here. Where no cgroup can
+be made the backend says why, and every cgroup figure becomes null with that reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+# memory.stat keys mapped to memrun's names, per cgroup version.
+_V2_KEYS = {
+    "anon": "anon",
+    "file": "file",
+    "kernel": "kernel",
+    "kernel_stack": "kernel_stack",
+    "pagetables": "pagetables",
+    "slab": "slab",
+    "sock": "sock",
+    "shmem": "shmem",
+}
+_V1_KEYS = {"total_rss": "anon", "total_cache": "file", "total_shmem": "shmem"}
+
+
+class CgroupUnavailable(RuntimeError):
+    """No memory cgroup can be made here; the message says why."""
+
+
+@dataclass
+class RunCgroup:
+    """One fresh memory cgroup holding one run."""
+
+    version: str  # "v1" or "v2"
+    path: Path
+
+    @property
+    def procs_file(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def _read_int(self, name: str) -> int | None:
+        try:
+            return int((self.path / name).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(x) for x in self.procs_file.read_text().split()]
+        except OSError:
+            return []
+
+    def usage(self) -> int | None:
+        return self._read_int("memory.current" if self.version == "v2" else "memory.usage_in_bytes")
+
+    def peak(self) -> tuple[int | None, str | None]:
+        """The kernel's high-water mark for the cgroup, or None and why."""
+        name = "memory.peak" if self.version == "v2" else "memory.max_usage_in_bytes"
+        value = self._read_int(name)
+        if value is None:
+            return None, f"{name} not readable (cgroup {self.version}; memory.peak needs Linux 5.19+)"
+        return value, None
+
+    def breakdown(self) -> dict[str, int]:
+        """Current memory.stat, reduced to anon / file / kernel parts where this version has them."""
+        keys = _V2_KEYS if self.version == "v2" else _V1_KEYS
+        out: dict[str, int] = {}
+        try:
+            for line in (self.path / "memory.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key in keys:
+                    out[keys[key]] = int(value)
+        except (OSError, ValueError):
+            return out
+        if self.version == "v1":
+            kmem = self._read_int("memory.kmem.usage_in_bytes")
+            if kmem is not None:
+                out["kernel"] = kmem
+        return out
+
+    def kernel_peak(self) -> int | None:
+        """v1 keeps a separate kernel-memory high-water mark; v2 has none."""
+        return self._read_int("memory.kmem.max_usage_in_bytes") if self.version == "v1" else None
+
+    def kill_all(self, deadline: float = 10.0) -> None:
+        """SIGKILL every process in the cgroup, including ones that left the process group."""
+        kill_file = self.path / "cgroup.kill"
+        if kill_file.exists():
+            try:
+                kill_file.write_text("1")
+            except OSError:
+                pass
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        for _ in range(100):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as e:
+                if e.errno != errno.EBUSY:
+                    return
+                time.sleep(0.05)
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fstype, super options) of every cgroup mount, from /proc/self/mountinfo."""
+    out = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        rfields = right.split()
+        if len(fields) < 5 or len(rfields) < 3:
+            continue
+        fstype = rfields[0]
+        if fstype in ("cgroup", "cgroup2"):
+            out.append((fields[4], fstype, set(rfields[2].split(","))))
+    return out
+
+
+def _own_path(controller: str | None) -> str | None:
+    """This process's cgroup path for a v1 controller, or the v2 path when controller is None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controller is None and controllers == "":
+            return path
+        if controller is not None and controller in controllers.split(","):
+            return path
+    return None
+
+
+def detect(mode: str = "auto") -> tuple[str | None, Path | None, str | None]:
+    """Pick a backend: (version, parent directory for run cgroups, reason when none).
+
+    mode is "auto", "v2", "v1" or "none". The parent is this process's own cgroup, so any limit
+    that encloses memrun also encloses the runs.
+    """
+    if mode == "none":
+        return None, None, "cgroup measurement disabled (--cgroup none)"
+    mounts = _mounts()
+    reasons = []
+    if mode in ("auto", "v2"):
+        for point, fstype, _opts in mounts:
+            if fstype != "cgroup2":
+                continue
+            try:
+                controllers = (Path(point) / "cgroup.controllers").read_text().split()
+            except OSError:
+                controllers = []
+            if "memory" not in controllers:
+                reasons.append(f"cgroup v2 at {point} has no memory controller")
+                continue
+            own = _own_path(None) or "/"
+            return "v2", Path(point) / own.lstrip("/"), None
+        if mode == "v2":
+            return None, None, "; ".join(reasons) or "no cgroup v2 mount"
+    if mode in ("auto", "v1"):
+        for point, fstype, opts in mounts:
+            if fstype == "cgroup" and "memory" in opts:
+                own = _own_path("memory") or "/"
+                return "v1", Path(point) / own.lstrip("/"), None
+        reasons.append("no cgroup v1 memory controller mounted")
+    return None, None, "; ".join(reasons) or "no memory cgroup found"
+
+
+def create(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
+    """Make a fresh cgroup for one run, or raise CgroupUnavailable with the reason.
+
+    root overrides the detected parent directory (tests use it to simulate an unusable cgroup).
+    """
+    version, parent, reason = detect(mode)
+    if version is None or parent is None:
+        raise CgroupUnavailable(reason or "no memory cgroup")
+    if root is not None:
+        parent = root
+    name = f"memrun-{os.getpid()}-{time.monotonic_ns()}"
+    path = parent / name
+    try:
+        path.mkdir()
+    except OSError as e:
+        raise CgroupUnavailable(
+            f"cannot create a {version} memory cgroup under {parent}: {e.strerror}"
+            + ("" if os.geteuid() == 0 else " (not root)")
+        ) from None
+    cg = RunCgroup(version, path)
+    if version == "v2" and not (path / "memory.current").exists():
+        # The parent does not delegate memory to its children; enabling it needs an empty parent.
+        try:
+            (parent / "cgroup.subtree_control").write_text("+memory")
+        except OSError as e:
+            cg.remove()
+            raise CgroupUnavailable(
+                f"memory controller not enabled for children of {parent} ({e.strerror})"
+            ) from None
+    if cg.usage() is None:
+        cg.remove()
+        raise CgroupUnavailable(f"{path} has no memory accounting files")
+    return cg

@@ -1,0 +1,313 @@
+"""Measure one command: start it through the launcher, sample the tree, reap it, report.
+
+Which number is the headline, and why: `peak_rss` is the larger of the kernel's exact per-process
+high-water marks (VmHWM while a process lives, ru_maxrss from wait4 when it ends) and the sampled
+peak of the tree's summed RSS. For a single-process program (every task program but the Elixir
+wrapper's helpers) that is the kernel's exact figure, the same one GNU time prints as %M. For a
+tree, no kernel counter gives the simultaneous peak of the sum, so the sampled sum is used, never
+below the largest exact single-process peak. The cgroup peak is reported beside it: exact for
+the whole tree and it includes kernel memory (thread stacks, page tables), but also any page cache
+the run was first to touch.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import datetime as dt
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runner.measure import cgroups, procfs
+from runner.measure.launcher import ensure_launcher
+from runner.measure.result import RunResult, Sample, signal_name
+
+READY_RE = re.compile(rb"^ready (\d+)\s*$")
+STDERR_TAIL = 40
+
+
+@dataclass
+class _Report:
+    """What the launcher tells us over its report pipe."""
+
+    pid: int | None = None
+    t_fork: float | None = None
+    exec_error: str | None = None
+    status: int | None = None
+    t_exit: float | None = None
+    maxrss_kib: int | None = None
+    utime: float | None = None
+    stime: float | None = None
+    done_maxrss_kib: int | None = None
+    done_utime: float | None = None
+    done_stime: float | None = None
+    started: threading.Event = field(default_factory=threading.Event)
+    exited: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def feed(self, line: str) -> None:
+        kind, _, rest = line.partition(" ")
+        parts = rest.split()
+        if kind == "start":
+            self.pid, self.t_fork = int(parts[0]), float(parts[1])
+            self.started.set()
+        elif kind == "execerr":
+            self.exec_error = rest.split(" ", 1)[1] if " " in rest else rest
+        elif kind == "exit":
+            self.status, self.t_exit = int(parts[0]), float(parts[1])
+            self.maxrss_kib = int(parts[2])
+            self.utime, self.stime = float(parts[3]), float(parts[4])
+            self.exited.set()
+        elif kind == "done":
+            self.done_maxrss_kib = int(parts[0])
+            self.done_utime, self.done_stime = float(parts[1]), float(parts[2])
+            self.done.set()
+
+    def close(self) -> None:
+        for event in (self.started, self.exited, self.done):
+            event.set()
+
+
+def _read_lines(stream, on_line: Callable[[bytes], None]) -> None:
+    with contextlib.suppress(ValueError, OSError):
+        for line in iter(stream.readline, b""):
+            on_line(line)
+
+
+def _kill_group(pgid: int | None) -> None:
+    if pgid:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def measure(
+    argv: Sequence[str],
+    *,
+    timeout: float | None = None,
+    interval: float = 0.05,
+    cgroup: str = "auto",
+    cgroup_root: Path | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    on_sample: Callable[[Sample], None] | None = None,
+) -> RunResult:
+    """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
+
+    timeout: seconds after which the whole tree is killed (timed_out=True).
+    interval: seconds between samples of the tree (the timeline's resolution).
+    cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
+    """
+    argv = [str(a) for a in argv]
+    if not argv:
+        raise ValueError("empty command")
+    launcher = ensure_launcher()
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+    cg: cgroups.RunCgroup | None = None
+    cg_reason: str | None = None
+    try:
+        cg = cgroups.create(cgroup, root=cgroup_root)
+    except cgroups.CgroupUnavailable as e:
+        cg_reason = str(e)
+
+    report = _Report()
+    ready: dict[str, float | int] = {}
+    stdout_other = 0
+    stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+
+    def on_stdout(line: bytes) -> None:
+        nonlocal stdout_other
+        t = time.monotonic()
+        m = READY_RE.match(line)
+        if m and "n" not in ready:
+            ready["n"], ready["t"] = int(m.group(1)), t
+        else:
+            stdout_other += 1
+
+    def on_stderr(line: bytes) -> None:
+        stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    rfd, wfd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [str(launcher), str(wfd), str(cg.procs_file) if cg else "-", *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(wfd,),
+            env=env,
+            cwd=cwd,
+            start_new_session=True,  # Ctrl-C reaches memrun only; memrun then kills the run
+        )
+    except BaseException:
+        os.close(rfd)
+        os.close(wfd)
+        if cg:
+            cg.remove()
+        raise
+    os.close(wfd)
+    report_stream = os.fdopen(rfd, "rb")
+    readers = [
+        threading.Thread(target=_read_lines, args=(proc.stdout, on_stdout), daemon=True),
+        threading.Thread(target=_read_lines, args=(proc.stderr, on_stderr), daemon=True),
+        threading.Thread(
+            target=lambda: (_read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
+                            report.close()),
+            daemon=True,
+        ),
+    ]
+    for t in readers:
+        t.start()
+
+    timeline: list[Sample] = []
+    hwm: dict[int, int] = {}
+    sampled_peak: int | None = None
+    pte_peak: int | None = None
+    threads_max = 0
+    procs_max = 0
+    cg_best = -1
+    cg_breakdown: dict[str, int] = {}
+    timed_out = False
+    interrupted = False
+
+    def sample(t0: float) -> None:
+        nonlocal sampled_peak, pte_peak, threads_max, procs_max, cg_best, cg_breakdown
+        pids = cg.pids() if cg else [report.pid, *procfs.descendants(report.pid)]
+        rss = threads = pte = procs = 0
+        for pid in pids:
+            st = procfs.read_status(pid)
+            if st is None:
+                continue
+            procs += 1
+            rss += st.rss
+            threads += st.threads
+            pte += st.pte
+            hwm[pid] = max(hwm.get(pid, 0), st.hwm)
+        usage = cg.usage() if cg else None
+        if usage is not None and usage > cg_best:
+            cg_best = usage
+            cg_breakdown = cg.breakdown()
+        if procs:
+            sampled_peak = max(sampled_peak or 0, rss)
+            pte_peak = max(pte_peak or 0, pte)
+        threads_max = max(threads_max, threads)
+        procs_max = max(procs_max, procs)
+        point = Sample(round(time.monotonic() - t0, 4), rss, threads, procs, usage)
+        timeline.append(point)
+        if on_sample:
+            on_sample(point)
+
+    try:
+        report.started.wait()
+        if report.pid is not None and report.t_fork is not None:
+            t0 = report.t_fork
+            while not report.exited.is_set():
+                sample(t0)
+                if timeout is not None and time.monotonic() - t0 > timeout:
+                    timed_out = True
+                    break
+                report.exited.wait(interval)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        # Whatever happened, nothing of the run survives this block.
+        if timed_out or interrupted or not report.exited.is_set():
+            _kill_group(report.pid)
+            if cg:
+                cg.kill_all()
+        report.exited.wait(10)
+        if report.pid is not None:
+            _kill_group(report.pid)
+        if cg:
+            cg.kill_all()
+        if report.pid is not None:
+            for pid in procfs.descendants(proc.pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        report.done.wait(10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for t in readers:
+            t.join(timeout=5)
+        if interrupted and cg:
+            cg.remove()
+
+    cg_peak = cg_kernel_peak = None
+    if cg:
+        cg_peak, reason = cg.peak()
+        if reason:
+            cg_reason = reason
+        cg_kernel_peak = cg.kernel_peak()
+        cg.remove()
+
+    t_fork = report.t_fork or time.monotonic()
+    t_exit = report.t_exit or time.monotonic()
+    status = report.status
+    exit_code = sig = None
+    if status is not None:
+        if os.WIFEXITED(status):
+            exit_code = os.WEXITSTATUS(status)
+        elif os.WIFSIGNALED(status):
+            sig = signal_name(os.WTERMSIG(status))
+    error = report.exec_error
+    if report.pid is None and error is None:
+        error = f"launcher failed (exit {proc.returncode}): " + " | ".join(stderr_tail)
+    if error:
+        exit_code, sig = None, None
+
+    ru_maxrss = report.maxrss_kib * 1024 if report.maxrss_kib is not None else None
+    if report.pid is not None and ru_maxrss is not None and not error:
+        hwm[report.pid] = max(hwm.get(report.pid, 0), ru_maxrss)
+    kernel_marks = list(hwm.values())
+    if report.done_maxrss_kib is not None and not error:
+        kernel_marks.append(report.done_maxrss_kib * 1024)
+    hwm_max = max(kernel_marks) if kernel_marks else None
+    if hwm_max is not None and hwm_max >= (sampled_peak or 0):
+        peak, source = hwm_max, "kernel-hwm"
+    else:
+        peak, source = sampled_peak or 0, "sampled-tree-sum"
+
+    return RunResult(
+        argv=argv,
+        started_at=started_at,
+        exit_code=exit_code,
+        signal=sig,
+        timed_out=timed_out,
+        interrupted=interrupted,
+        error=error,
+        wall_s=round(t_exit - t_fork, 6),
+        user_s=report.done_utime if report.done_utime is not None else report.utime,
+        sys_s=report.done_stime if report.done_stime is not None else report.stime,
+        ready_n=int(ready["n"]) if "n" in ready else None,
+        ready_s=round(float(ready["t"]) - t_fork, 6) if "t" in ready else None,
+        stdout_other=stdout_other,
+        peak_rss=peak,
+        peak_rss_source=source,
+        hwm_max=hwm_max,
+        hwm_sum=sum(hwm.values()) if hwm else None,
+        sampled_peak_rss=sampled_peak,
+        ru_maxrss=ru_maxrss,
+        procs_max=procs_max,
+        threads_max=threads_max,
+        pte_peak=pte_peak,
+        cgroup_version=cg.version if cg else None,
+        cgroup_peak=cg_peak,
+        cgroup_kernel_peak=cg_kernel_peak,
+        cgroup_breakdown=cg_breakdown,
+        cgroup_reason=cg_reason,
+        stderr_tail=list(stderr_tail),
+        interval_s=interval,
+        samples=len(timeline),
+        timeline=timeline,
+    )

@@ -1,0 +1,93 @@
+"""What one measured run reports.
+
+Every memory figure is in bytes and says where it came from; a figure that could not be measured
+is None with a reason beside it, never a silent 0.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MIB = 1024 * 1024
+
+
+@dataclass
+class Sample:
+    """One point of the memory timeline: seconds since the program was forked."""
+
+    t: float
+    rss: int  # summed VmRSS of the process tree
+    threads: int  # summed thread count of the tree
+    procs: int  # processes in the tree
+    cgroup: int | None  # cgroup usage at that moment
+
+
+@dataclass
+class RunResult:
+    argv: list[str]
+    started_at: str  # ISO-8601 UTC
+    # --- outcome ---
+    exit_code: int | None  # None when killed by a signal
+    signal: str | None  # e.g. "SIGABRT"
+    timed_out: bool
+    interrupted: bool
+    error: str | None  # the program could not be started at all
+    # --- time ---
+    wall_s: float
+    user_s: float | None
+    sys_s: float | None
+    ready_n: int | None  # N from the first `ready N` line
+    ready_s: float | None  # seconds from fork to that line
+    stdout_other: int  # stdout lines that were not the readiness line
+    # --- memory: process tree RSS ---
+    peak_rss: int  # headline, see peak_rss_source
+    peak_rss_source: str  # "kernel-hwm" or "sampled-tree-sum"
+    hwm_max: int | None  # largest single-process kernel high-water mark (VmHWM / ru_maxrss)
+    hwm_sum: int | None  # sum of per-process VmHWM: an upper bound for the tree
+    sampled_peak_rss: int | None  # highest summed VmRSS over samples (None: never sampled)
+    ru_maxrss: int | None  # ru_maxrss of the program from the launcher's wait4
+    procs_max: int
+    threads_max: int
+    pte_peak: int | None  # summed VmPTE (page tables, kernel memory RSS omits)
+    # --- memory: cgroup ---
+    cgroup_version: str | None
+    cgroup_peak: int | None
+    cgroup_kernel_peak: int | None
+    cgroup_breakdown: dict[str, int] = field(default_factory=dict)  # at the highest sample
+    cgroup_reason: str | None = None  # why cgroup figures are None
+    # --- diagnosis ---
+    stderr_tail: list[str] = field(default_factory=list)
+    interval_s: float = 0.05
+    samples: int = 0
+    timeline: list[Sample] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out and not self.interrupted
+
+    def outcome(self) -> str:
+        """One phrase: how the program ended."""
+        if self.error:
+            return f"not started: {self.error}"
+        if self.interrupted:
+            return "interrupted"
+        if self.timed_out:
+            return "timed out (killed)"
+        if self.signal:
+            return f"killed by {self.signal}"
+        return f"exit {self.exit_code}"
+
+    def to_dict(self, timeline: bool = True) -> dict[str, Any]:
+        d = asdict(self)
+        if not timeline:
+            d.pop("timeline")
+        return d
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
