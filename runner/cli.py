@@ -24,16 +24,31 @@ def main() -> None:
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Kill the whole process tree after this many seconds.")
-@click.option("--interval", type=click.FloatRange(min=1), default=50.0, show_default=True,
-              help="Milliseconds between samples of the process tree (timeline resolution).")
-@click.option("--cgroup", type=click.Choice(["auto", "v2", "v1", "none"]), default="auto",
-              show_default=True, help="Memory cgroup backend for the exact whole-tree peak.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Kill the whole process tree after this many seconds.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=1),
+    default=50.0,
+    show_default=True,
+    help="Milliseconds between samples of the process tree (timeline resolution).",
+)
+@click.option(
+    "--cgroup",
+    type=click.Choice(["auto", "v2", "v1", "none"]),
+    default="auto",
+    show_default=True,
+    help="Memory cgroup backend for the exact whole-tree peak.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print every figure, with the timeline, as JSON.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def measure(timeout: float | None, interval: float, cgroup: str, as_json: bool,
-            command: tuple[str, ...]) -> None:
+def measure(
+    timeout: float | None, interval: float, cgroup: str, as_json: bool, command: tuple[str, ...]
+) -> None:
     """Measure the peak memory of one command:  memrun measure [OPTIONS] -- CMD [ARGS...]
 
     The command is run directly (never through a shell) via a tiny launcher, so the figures are

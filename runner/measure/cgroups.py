@@ -8,6 +8,7 @@ be made the backend says why, and every cgroup figure becomes null with that rea
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -92,20 +93,16 @@ class RunCgroup:
         """SIGKILL every process in the cgroup, including ones that left the process group."""
         kill_file = self.path / "cgroup.kill"
         if kill_file.exists():
-            try:
+            with contextlib.suppress(OSError):
                 kill_file.write_text("1")
-            except OSError:
-                pass
         end = time.monotonic() + deadline
         while time.monotonic() < end:
             pids = self.pids()
             if not pids:
                 return
             for pid in pids:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             time.sleep(0.02)
 
     def remove(self) -> None:

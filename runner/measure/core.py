@@ -108,7 +108,7 @@ def measure(
     if not argv:
         raise ValueError("empty command")
     launcher = ensure_launcher()
-    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
     cg: cgroups.RunCgroup | None = None
     cg_reason: str | None = None
@@ -158,8 +158,10 @@ def measure(
         threading.Thread(target=_read_lines, args=(proc.stdout, on_stdout), daemon=True),
         threading.Thread(target=_read_lines, args=(proc.stderr, on_stderr), daemon=True),
         threading.Thread(
-            target=lambda: (_read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
-                            report.close()),
+            target=lambda: (
+                _read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
+                report.close(),
+            ),
             daemon=True,
         ),
     ]

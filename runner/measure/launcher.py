@@ -34,9 +34,7 @@ def ensure_launcher() -> Path:
         raise LauncherError("no C compiler found to build the launcher: apt-get install -y gcc")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}")
-    proc = subprocess.run(
-        [cc, "-O2", "-Wall", "-o", str(tmp), str(SOURCE)], capture_output=True, text=True
-    )
+    proc = subprocess.run([cc, "-O2", "-Wall", "-o", str(tmp), str(SOURCE)], capture_output=True, text=True)
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
         raise LauncherError(f"building the launcher failed:\n{proc.stderr.strip()}")
