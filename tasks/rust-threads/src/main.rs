@@ -1,0 +1,37 @@
+//! Measures: N OS threads (std::thread::spawn, default stack size), each sleeping.
+use std::io::Write;
+use std::time::Duration;
+use std::{env, process, thread};
+
+fn parse_args() -> Option<(usize, Duration)> {
+    let args: Vec<String> = env::args().skip(1).collect();
+    if args.is_empty() || args.len() > 2 {
+        return None;
+    }
+    let n = args[0].parse().ok()?;
+    let secs: f64 = match args.get(1) {
+        Some(s) => s.parse().ok()?,
+        None => 10.0,
+    };
+    Some((n, Duration::try_from_secs_f64(secs).ok()?))
+}
+
+fn main() {
+    let Some((n, sleep)) = parse_args() else {
+        eprintln!("usage: rust-threads N [SLEEP_SECONDS]");
+        process::exit(2);
+    };
+    let mut handles = Vec::with_capacity(n);
+    for _ in 0..n {
+        // thread::spawn panics if the OS cannot create the thread.
+        handles.push(thread::spawn(move || thread::sleep(sleep)));
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "ready {n}")
+        .and_then(|_| out.flush())
+        .expect("write stdout");
+    drop(out);
+    for h in handles {
+        h.join().expect("thread panicked");
+    }
+}
