@@ -7,13 +7,38 @@ import sys
 
 import click
 
-from runner import __version__
+from runner import __version__, install, tasks
 from runner.measure import measure as measure_run
-from runner.measure.launcher import LauncherError
+from runner.measure.launcher import LauncherError, ensure_launcher
 from runner.textfmt import format_run
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class InputError(click.ClickException):
+    """Bad user input or a broken manifest: one line, exit status 2, no traceback."""
+
+    exit_code = 2
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except tasks.ManifestError as e:
+            raise InputError(f"task manifest: {e}") from None
+
+
+def select_variants(names: tuple[str, ...] | list[str]) -> list[tasks.Variant]:
+    """The named variants (all when none are named); an unknown name is an InputError."""
+    known = tasks.load_all()
+    if not names:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(f"unknown variant {', '.join(unknown)} (known: {', '.join(known)})")
+    return [known[n] for n in dict.fromkeys(names)]
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memrun")
 def main() -> None:
     """memrun: how much memory does it cost to keep N concurrent tasks alive in runtime X?
@@ -68,3 +93,80 @@ def measure(
     else:
         click.echo(format_run(result))
     sys.exit(0 if result.ok else 1)
+
+
+@main.command()
+@click.argument("variants", nargs=-1)
+def doctor(variants: tuple[str, ...]) -> None:
+    """Say, per variant, whether its toolchain is here, its versions, and whether it is built.
+
+    Where something is missing the row says the exact fix. Exit status 1 when a requested variant
+    (default: all) cannot be used here.
+    """
+    chosen = select_variants(variants)
+    try:
+        click.echo(f"launcher     ok ({ensure_launcher()})")
+    except LauncherError as e:
+        click.echo(f"launcher     MISSING: {e}")
+    from runner.measure import cgroups
+
+    version, parent, reason = cgroups.detect()
+    click.echo(f"cgroup       {f'{version} under {parent}' if version else f'none: {reason}'}")
+    bad = 0
+    for v in chosen:
+        r = tasks.readiness(v)
+        versions = ", ".join(f"{k} {val}" for k, val in r.versions().items())
+        if r.usable:
+            built = "built" if tasks.is_built(v) else f"not built (memrun build {v.name})"
+            click.echo(f"{v.name:<15} ready    {built}; {versions}")
+        else:
+            bad += 1
+            click.echo(f"{v.name:<15} MISSING  {'; '.join(r.problems)}")
+            click.echo(f"{'':<15}          fix: {v.folder.install or 'see ' + str(v.folder.manifest)}")
+    if bad:
+        raise SystemExit(1)
+
+
+@main.command()
+@click.argument("variants", nargs=-1)
+@click.option("--force", is_flag=True, help="Rebuild even when up to date.")
+def build(variants: tuple[str, ...], force: bool) -> None:
+    """Build task programs (default: all) into build/, skipping what is up to date."""
+    chosen = select_variants(variants)
+    build_variants(chosen, force=force)
+
+
+def build_variants(chosen: list[tasks.Variant], force: bool = False) -> None:
+    failed = []
+    for tf in tasks.folders(chosen):
+        v = next(x for x in chosen if x.folder is tf)
+        names = ", ".join(x.name for x in tf.variants)
+        click.echo(f"[{tf.name}] {names}: ", nl=False)
+        try:
+            ran = tasks.build(v, log=lambda line: click.echo(f"\n  $ {line}", nl=False), force=force)
+        except tasks.BuildError as e:
+            click.echo(f"\n  FAILED\n{e}", err=True)
+            failed.append(tf.name)
+            continue
+        click.echo("\n  built" if ran else "up to date")
+    if failed:
+        raise click.ClickException(f"build failed for {', '.join(failed)}")
+
+
+@main.command()
+@click.argument("variants", nargs=-1)
+def setup(variants: tuple[str, ...]) -> None:
+    """Install missing toolchains (apt and pip, as root) and build the task programs.
+
+    Idempotent: installs only what `memrun doctor` reports missing. What no package here provides
+    (rustup, say) is printed with its install command.
+    """
+    chosen = select_variants(variants)
+    problems = install.install(chosen, log=click.echo)
+    for p in problems:
+        click.echo(f"cannot install: {p}", err=True)
+    usable = [v for v in chosen if tasks.readiness(v).usable]
+    build_variants(usable)
+    if len(usable) < len(chosen):
+        missing = ", ".join(v.name for v in chosen if v not in usable)
+        raise click.ClickException(f"not usable here: {missing} (see memrun doctor)")

@@ -1,0 +1,42 @@
+"""Shared test helpers: probes, leftover-process counting, CI strictness."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+PROBES = Path(__file__).parent / "probes"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def probe(name: str, *args: object) -> list[str]:
+    return [sys.executable, str(PROBES / name), *map(str, args)]
+
+
+def require(condition: bool, why: str) -> None:
+    """Skip when a prerequisite is missing, except under CI=true, where it is a failure."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"required under CI=true: {why}")
+    pytest.skip(why)
+
+
+def marker() -> str:
+    return f"memrun-test-{uuid.uuid4().hex}"
+
+
+def processes_with(mark: str) -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        try:
+            if any(mark in part for part in p.info["cmdline"] or []):
+                out.append(p)
+        except psutil.Error:
+            continue
+    return out

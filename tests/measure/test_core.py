@@ -1,0 +1,199 @@
+"""measure(): real processes, checked against exact allocations and independent tools."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runner.measure import MIB, measure
+from runner.measure.cgroups import detect
+from tests.conftest import marker, probe, processes_with, require
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cgroup_here() -> bool:
+    return detect()[0] is not None
+
+
+@pytest.fixture(scope="module")
+def baseline():
+    """The probe's own footprint, holding 0 MiB."""
+    return measure(probe("alloc.py", 0, 0.5))
+
+
+def test_probe_256_mib_headline_within_2_percent(baseline):
+    r = measure(probe("alloc.py", 256, 1))
+    assert r.exit_code == 0 and r.ready_n == 1
+    assert r.peak_rss_source == "kernel-hwm"
+    expected = 256 * MIB + baseline.peak_rss
+    assert abs(r.peak_rss - expected) / expected < 0.02, (r.peak_rss / MIB, expected / MIB)
+
+
+def test_probe_256_mib_cgroup_peak_within_2_percent(baseline):
+    require(_cgroup_here(), "a writable memory cgroup")
+    r = measure(probe("alloc.py", 256, 1))
+    assert r.cgroup_peak is not None and baseline.cgroup_peak is not None, r.cgroup_reason
+    expected = 256 * MIB + baseline.cgroup_peak
+    assert abs(r.cgroup_peak - expected) / expected < 0.02, (r.cgroup_peak / MIB, expected / MIB)
+    assert r.cgroup_breakdown.get("anon", 0) >= 256 * MIB
+
+
+def test_true_is_small():
+    r = measure(["true"])
+    assert r.exit_code == 0
+    assert r.peak_rss < 5 * MIB
+
+
+def test_true_is_small_from_a_runner_holding_300_mib():
+    """The inherited ru_maxrss trap: the caller's memory must not show up in the child's figure."""
+    code = textwrap.dedent(
+        """
+        import json, subprocess, sys
+        hog = b"\\x01" * (300 << 20)
+        from runner.measure import measure
+        lib = measure(["true"]).peak_rss
+        cli = json.loads(subprocess.run([sys.executable, "-m", "runner", "measure", "--json", "--", "true"],
+                                        capture_output=True, text=True, check=True).stdout)["peak_rss"]
+        print(lib, cli)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    lib, cli = map(int, out.stdout.split())
+    assert lib < 5 * MIB, lib / MIB
+    assert cli < 5 * MIB, cli / MIB
+
+
+def test_four_children_of_100_mib_count_as_a_tree():
+    r = measure(probe("alloc.py", 100, 1.5, "--children", 4), interval=0.02)
+    assert r.exit_code == 0
+    assert r.procs_max >= 5
+    assert r.peak_rss >= 400 * MIB, r.peak_rss / MIB
+    assert r.peak_rss_source == "sampled-tree-sum"
+    if r.cgroup_peak is not None:
+        assert r.cgroup_peak >= 400 * MIB
+
+
+@pytest.mark.parametrize("mib", [0, 64, 200])
+def test_headline_agrees_with_gnu_time(mib):
+    require(shutil.which("/usr/bin/time") is not None, "GNU time (apt-get install time)")
+    argv = probe("alloc.py", mib, 0.3)
+    r = measure(argv)
+    gnu = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, text=True, check=True)
+    gnu_bytes = int(gnu.stderr.strip().splitlines()[-1]) * 1024
+    assert abs(r.peak_rss - gnu_bytes) / gnu_bytes < 0.02, (r.peak_rss / MIB, gnu_bytes / MIB)
+
+
+def test_death_by_signal_is_not_exit_0():
+    r = measure([sys.executable, "-c", "import os; os.abort()"])
+    assert r.signal == "SIGABRT"
+    assert r.exit_code is None
+    assert not r.ok
+    assert r.outcome() == "killed by SIGABRT"
+
+
+def test_exit_code_and_stderr_tail():
+    r = measure([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"])
+    assert r.exit_code == 3 and r.signal is None
+    assert r.stderr_tail == ["boom"]
+
+
+def test_missing_program_is_an_error_not_a_figure():
+    r = measure(["/nonexistent/program"])
+    assert r.error and "No such file" in r.error
+    assert r.exit_code is None and not r.ok
+
+
+@pytest.mark.parametrize("escape", [False, True], ids=["same-group", "setsid-child"])
+def test_timeout_kills_the_whole_tree(escape):
+    mark = marker()
+    code = f"import os, time\nif os.fork() == 0 and {escape}: os.setsid()\ntime.sleep(1000)  # {mark}"
+    r = measure([sys.executable, "-c", code], timeout=2)
+    assert r.timed_out and not r.ok
+    assert 2 <= r.wall_s < 6
+    assert r.procs_max == 2
+    assert processes_with(mark) == []
+
+
+def test_timeout_kills_the_tree_without_cgroup():
+    mark = marker()
+    code = f"import os, time\nif os.fork() == 0: os.setsid()\ntime.sleep(1000)  # {mark}"
+    r = measure([sys.executable, "-c", code], timeout=1.5, cgroup="none")
+    assert r.timed_out and r.cgroup_peak is None
+    assert processes_with(mark) == []
+
+
+def test_ready_line_is_timed():
+    code = "import time; time.sleep(0.5); print('ready 42', flush=True); time.sleep(0.5)"
+    r = measure([sys.executable, "-c", code])
+    assert r.ready_n == 42
+    assert 0.4 < r.ready_s < r.wall_s
+    assert r.stdout_other == 0
+
+
+def test_timeline_tracks_memory_and_threads():
+    r = measure(probe("alloc.py", 64, 1), interval=0.02)
+    assert r.samples == len(r.timeline) >= 10
+    assert max(s.rss for s in r.timeline) >= 64 * MIB
+    assert all(s.threads >= 1 for s in r.timeline if s.procs)
+    assert [s.t for s in r.timeline] == sorted(s.t for s in r.timeline)
+
+
+def test_no_cgroup_gives_null_with_reason_and_right_rss(tmp_path):
+    r = measure(probe("alloc.py", 64, 0.3), cgroup_root=tmp_path / "absent")
+    assert r.cgroup_peak is None and r.cgroup_version is None
+    assert r.cgroup_reason and "cannot create" in r.cgroup_reason
+    assert r.peak_rss >= 64 * MIB and r.exit_code == 0
+    r = measure(["true"], cgroup="none")
+    assert r.cgroup_peak is None and "disabled" in r.cgroup_reason
+
+
+def test_cgroup_path_runs_here():
+    require(_cgroup_here(), "a writable memory cgroup (this machine kind has cgroup v1)")
+    r = measure(probe("alloc.py", 32, 0.3))
+    assert r.cgroup_version in ("v1", "v2") and r.cgroup_peak is not None
+    assert r.cgroup_peak >= 32 * MIB
+    assert r.cgroup_reason is None
+
+
+def test_non_root_run_gives_null_cgroup_with_reason(tmp_path):
+    setpriv = shutil.which("setpriv")
+    require(setpriv is not None, "setpriv (util-linux)")
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("already non-root; covered by the other tests")
+    # The launcher must already be built (by root) since nobody cannot write build/.
+    from runner.measure.launcher import ensure_launcher
+
+    ensure_launcher()
+    out = subprocess.run(
+        [
+            setpriv,
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-m",
+            "runner",
+            "measure",
+            "--json",
+            "--",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert out.returncode == 0, out.stderr
+    import json
+
+    d = json.loads(out.stdout)
+    assert d["cgroup_peak"] is None and d["cgroup_reason"]
+    assert 0 < d["peak_rss"] < 5 * MIB
