@@ -20,7 +20,7 @@ def plan(variants: Iterable[tasks.Variant]) -> tuple[list[str], list[str], list[
     apt: list[str] = []
     pip: list[str] = []
     hints: list[str] = []
-    for tf in tasks.folders(v for v in variants if not tasks.readiness(v).usable):
+    for tf in missing_folders(variants):
         if not tf.apt and not tf.pip:
             hints.append(f"{tf.name}: {tf.install}")
         apt += [p for p in tf.apt if p not in apt]
@@ -28,8 +28,13 @@ def plan(variants: Iterable[tasks.Variant]) -> tuple[list[str], list[str], list[
     return apt, pip, hints
 
 
+def missing_folders(variants: Iterable[tasks.Variant]) -> list[tasks.TaskFolder]:
+    return tasks.folders(v for v in variants if not tasks.readiness(v).usable)
+
+
 def install(variants: list[tasks.Variant], log: Callable[[str], None]) -> list[str]:
     """Install the missing packages; return problems that remain (one line each)."""
+    todo = missing_folders(variants)
     apt, pip, hints = plan(variants)
     problems = list(hints)
     if apt:
@@ -51,5 +56,13 @@ def install(variants: list[tasks.Variant], log: Callable[[str], None]) -> list[s
         log("$ " + " ".join(argv))
         if subprocess.run(argv).returncode != 0:
             problems.append(f"{' '.join(argv)} failed")
+    for tf in todo:
+        for command in tf.post_install:
+            argv = [
+                a.replace("{python}", sys.executable).replace("{python_prefix}", sys.prefix) for a in command
+            ]
+            log("$ " + " ".join(argv))
+            if subprocess.run(argv).returncode != 0:
+                problems.append(f"{tf.name}: post-install step failed: {' '.join(argv)}")
     tasks.resolve.cache_clear()
     return problems

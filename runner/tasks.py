@@ -102,6 +102,7 @@ class TaskFolder:
     install: str
     apt: list[str]
     pip: list[str]
+    post_install: list[list[str]]
     tools: dict[str, Tool]
     builds: list[Build]
     variants: list[Variant] = field(default_factory=list)
@@ -177,6 +178,7 @@ def load_folder(folder: Path) -> TaskFolder:
         install=str(task.get("install", "")),
         apt=_strs(task.get("apt", []), "task.apt", path),
         pip=_strs(task.get("pip", []), "task.pip", path),
+        post_install=[_strs(c, "task.post_install", path) for c in task.get("post_install", [])],
         tools=tools,
         builds=builds,
     )
@@ -213,6 +215,7 @@ def load_folder(folder: Path) -> TaskFolder:
 def _check_placeholders(tf: TaskFolder) -> None:
     known = {"n", "sleep", "build", "dir", "n_plus_64k", "python", "python_prefix", "flags", *tf.tools}
     texts: list[str] = []
+    texts += [a for c in tf.post_install for a in c]
     for b in tf.builds:
         texts += [a for c in b.commands for a in c] + b.outputs
     for v in tf.variants:
@@ -289,7 +292,7 @@ def find_tool(tool: Tool) -> FoundTool:
             if tool.min_version and _version_tuple(version) < _version_tuple(tool.min_version):
                 seen.append(f"{path} is {version}")
                 continue
-            first = next((line for line in text.splitlines() if line.strip()), version)
+            first = next((line for line in text.splitlines() if version in line), version)
             return FoundTool(tool.name, path, version, first.strip(), None)
     need = f" >= {tool.min_version}" if tool.min_version else ""
     problem = f"{tool.name}{need} not found" + (f" (saw: {'; '.join(seen)})" if seen else "")

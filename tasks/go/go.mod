@@ -1,0 +1,3 @@
+module memrun/tasks/go
+
+go 1.26

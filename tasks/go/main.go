@@ -1,0 +1,45 @@
+// Measures: memory of N goroutines alive at once, each blocked in time.Sleep.
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+func usage(msg string) {
+	fmt.Fprintf(os.Stderr, "%s\nusage: go-task N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)\n", msg)
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		usage("wrong number of arguments")
+	}
+	n, err := strconv.Atoi(os.Args[1])
+	if err != nil || n < 0 {
+		usage("N must be a non-negative integer: " + os.Args[1])
+	}
+	seconds := 10.0
+	if len(os.Args) == 3 {
+		seconds, err = strconv.ParseFloat(os.Args[2], 64)
+		if err != nil || !(seconds >= 0 && seconds*1e9 < math.MaxInt64) {
+			usage("SLEEP_SECONDS must be a number from 0 to 9.2e9: " + os.Args[2])
+		}
+	}
+	d := time.Duration(seconds * float64(time.Second))
+
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		go func() {
+			defer wg.Done()
+			time.Sleep(d)
+		}()
+	}
+	fmt.Println("ready", n)
+	wg.Wait()
+}
