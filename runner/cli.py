@@ -10,6 +10,8 @@ import click
 from runner import __version__, install, tasks
 from runner.measure import measure as measure_run
 from runner.measure.launcher import LauncherError, ensure_launcher
+from runner.nparse import parse_n_list
+from runner.results import ResultsDir, ResultsError
 from runner.textfmt import format_run
 
 
@@ -136,21 +138,26 @@ def build(variants: tuple[str, ...], force: bool) -> None:
     build_variants(chosen, force=force)
 
 
-def build_variants(chosen: list[tasks.Variant], force: bool = False) -> None:
-    failed = []
-    for tf in tasks.folders(chosen):
+def build_variants(chosen: list[tasks.Variant], force: bool = False, strict: bool = True) -> dict[str, str]:
+    """Build each folder once, with progress; returns {folder: error} for failed builds."""
+    failed: dict[str, str] = {}
+    folders = tasks.folders(chosen)
+    for i, tf in enumerate(folders, 1):
         v = next(x for x in chosen if x.folder is tf)
         names = ", ".join(x.name for x in tf.variants)
-        click.echo(f"[{tf.name}] {names}: ", nl=False)
+        click.echo(f"[build {i}/{len(folders)}] {tf.name} ({names}): ", nl=False, err=True)
         try:
-            ran = tasks.build(v, log=lambda line: click.echo(f"\n  $ {line}", nl=False), force=force)
+            ran = tasks.build(
+                v, log=lambda line: click.echo(f"\n  $ {line}", nl=False, err=True), force=force
+            )
         except tasks.BuildError as e:
             click.echo(f"\n  FAILED\n{e}", err=True)
-            failed.append(tf.name)
+            failed[tf.name] = str(e).splitlines()[0]
             continue
-        click.echo("\n  built" if ran else "up to date")
-    if failed:
+        click.echo("\n  built" if ran else "up to date", err=True)
+    if failed and strict:
         raise click.ClickException(f"build failed for {', '.join(failed)}")
+    return failed
 
 
 @main.command()
@@ -170,3 +177,142 @@ def setup(variants: tuple[str, ...]) -> None:
     if len(usable) < len(chosen):
         missing = ", ".join(v.name for v in chosen if v not in usable)
         raise click.ClickException(f"not usable here: {missing} (see memrun doctor)")
+
+
+def _parse_sleep(value: str) -> float | None:
+    if value == "auto":
+        return None
+    try:
+        sleep = float(value)
+    except ValueError:
+        raise InputError(f"--sleep must be seconds or 'auto', got {value!r}") from None
+    if not 0 < sleep <= 86400:
+        raise InputError(f"--sleep must be between 0 and 86400 seconds, got {value!r}")
+    return sleep
+
+
+@main.command()
+@click.option(
+    "--n",
+    "n_list",
+    default="1,1e4,1e5,1e6",
+    show_default=True,
+    help="Task counts, comma-separated: 1e4, 10k, 10_000 and 10000 all mean ten thousand.",
+)
+@click.option(
+    "-r",
+    "--variant",
+    "variant_names",
+    multiple=True,
+    help="Variant to run (repeatable; default: all). See `memrun doctor`.",
+)
+@click.option(
+    "--sleep",
+    "sleep_text",
+    default="10",
+    show_default=True,
+    help="Seconds each task sleeps, or 'auto': a run whose spawning outlasted the sleep is "
+    "run again with a sleep twice the spawn time (the row records the sleep used).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Runs per (variant, N); the report gives median and min-max.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    default="results",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Results directory; runs are appended to OUT/runs.jsonl as each one ends.",
+)
+@click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Kill a run after this many seconds [default: 2 x sleep + 90].",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=1),
+    default=50.0,
+    show_default=True,
+    help="Milliseconds between memory samples.",
+)
+@click.option(
+    "--raise-limits",
+    is_flag=True,
+    help="(root) Raise kernel.pid_max, threads-max, vm.max_map_count and RLIMIT_NPROC to "
+    "what the largest N needs; every value is put back afterwards.",
+)
+def sweep(
+    n_list: str,
+    variant_names: tuple[str, ...],
+    sleep_text: str,
+    repeat: int,
+    out_dir: str,
+    resume: bool,
+    timeout: float | None,
+    interval: float,
+    raise_limits: bool,
+) -> None:
+    """Measure every variant at every N: build, run each cell once at a time, store each run.
+
+    A run counts (verdict "valid") only if it exited 0 and printed `ready N` before the sleep
+    ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
+    their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
+    """
+    from runner import sweep as sweeping
+    from runner.progress import SweepPrinter
+
+    try:
+        ns = parse_n_list(n_list)
+    except ValueError as e:
+        raise InputError(f"--n: {e}") from None
+    sleep = _parse_sleep(sleep_text)
+    variants = select_variants(variant_names)
+    out = ResultsDir(out_dir)
+    try:
+        out.check_writable()
+        if resume:
+            out.existing_rows()
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    usable = [v for v in variants if tasks.readiness(v).usable]
+    build_errors = build_variants(usable, strict=False)
+    opts = sweeping.SweepOptions(
+        variants=variants,
+        ns=ns,
+        sleep=sleep,
+        repeat=repeat,
+        out=out,
+        resume=resume,
+        timeout=timeout,
+        interval=interval / 1000.0,
+        raise_limits=raise_limits,
+        build_errors=build_errors,
+    )
+    printer = SweepPrinter()
+    try:
+        end = sweeping.run_sweep(opts, printer.progress())
+    except KeyboardInterrupt:
+        printer.clear()
+        click.echo(
+            f"interrupted: finished runs are kept in {out.path}/runs.jsonl; "
+            f"continue with the same command plus --resume",
+            err=True,
+        )
+        sys.exit(130)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    printer.clear()
+    ratio = end["total_wall_s"] / end["programs_wall_s"] if end["programs_wall_s"] else float("nan")
+    click.echo(
+        f"done: {end['cells_run']} cell(s) in {end['total_wall_s']:.0f} s "
+        f"(programs' own wall time {end['programs_wall_s']:.0f} s, ratio {ratio:.3f}); "
+        f"results in {out.path}; next: memrun report {out.path}  /  memrun plot {out.path}"
+    )

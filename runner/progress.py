@@ -1,0 +1,73 @@
+"""Progress for long sweeps: a line per finished cell with ETA, and a live status line on a TTY."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from runner.measure import Sample
+from runner.sweep import Cell, Progress
+
+MB = 1_000_000
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(seconds)
+    return (
+        f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
+        if seconds >= 3600
+        else f"{seconds // 60}m{seconds % 60:02d}s"
+    )
+
+
+class SweepPrinter:
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self._live = False
+        self._last = 0.0
+        self._status = ""
+
+    def progress(self) -> Progress:
+        return Progress(on_start=self.on_start, on_sample=self.on_sample, on_row=self.on_row, log=self.log)
+
+    def clear(self) -> None:
+        if self._live:
+            click.echo("\r\033[K", nl=False, err=True)
+            self._live = False
+
+    def log(self, line: str) -> None:
+        self.clear()
+        click.echo(line, err=True)
+
+    def on_start(self, cell: Cell, i: int, total: int, sleep: float) -> None:
+        self._status = f"[{i}/{total}] {cell.variant.name} N={cell.n:,} (sleep {sleep:g} s)"
+        self._draw(self._status + " starting")
+
+    def on_sample(self, cell: Cell, s: Sample) -> None:
+        now = time.monotonic()
+        if now - self._last < 0.5:
+            return
+        self._last = now
+        self._draw(f"{self._status} {s.t:5.1f} s  RSS {s.rss / MB:,.1f} MB  threads {s.threads:,}")
+
+    def _draw(self, text: str) -> None:
+        if self.tty:
+            click.echo("\r\033[K" + text[:150], nl=False, err=True)
+            self._live = True
+
+    def on_row(self, row: dict[str, Any], i: int, total: int, eta: float | None) -> None:
+        self.clear()
+        peak = row.get("peak_rss")
+        figure = f"{peak / MB:9,.1f} MB" if peak is not None and row["verdict"] == "valid" else f"{'-':>12}"
+        ready = f"ready {row['ready_s']:.1f} s" if row.get("ready_s") is not None else "no ready"
+        detail = "" if row["verdict"] == "valid" else f"  {row['reason']}"
+        click.echo(
+            f"[{i:>{len(str(total))}}/{total}] {row['variant']:<15} N={row['n']:>10,} {figure}  "
+            f"{row['verdict']:<7} ({ready}, wall {row.get('wall_s') or 0:.1f} s)  "
+            f"ETA {_duration(eta)}{detail}"
+        )

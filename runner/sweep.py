@@ -1,0 +1,336 @@
+"""Run every (variant, N, repeat) cell, one at a time, through the measurement core.
+
+Each run is judged (runner.limits.classify) and appended to the results directory the moment it
+ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shlex
+import signal
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from runner import hostinfo, limits, tasks
+from runner.measure import RunResult, Sample, measure
+from runner.results import ResultsDir
+
+DEFAULT_SLEEP = 10.0
+
+
+def default_timeout(sleep: float) -> float:
+    """Bound every run: long enough to spawn and sleep, short enough that a stuck one ends."""
+    return 2 * sleep + 90
+
+
+def auto_sleep(ready_s: float) -> float:
+    """A sleep that outlasts spawning: twice the observed spawn time, rounded up to 5 s."""
+    return float(max(DEFAULT_SLEEP, 5 * math.ceil(2 * ready_s / 5)))
+
+
+@dataclass(frozen=True)
+class Cell:
+    variant: tasks.Variant
+    n: int
+    repeat: int
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.variant.name, self.n, self.repeat)
+
+
+@dataclass
+class SweepOptions:
+    variants: list[tasks.Variant]
+    ns: list[int]
+    sleep: float | None  # None = auto
+    repeat: int
+    out: ResultsDir
+    resume: bool = False
+    timeout: float | None = None
+    interval: float = 0.05
+    raise_limits: bool = False
+    command: str = ""
+    build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
+
+    @property
+    def sleep_spec(self) -> str:
+        return "auto" if self.sleep is None else tasks.format_sleep(self.sleep)
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI uses to show progress; the sweep itself prints nothing."""
+
+    on_start: Callable[[Cell, int, int, float], None] = lambda cell, i, total, sleep: None
+    on_sample: Callable[[Cell, Sample], None] = lambda cell, s: None
+    on_row: Callable[[dict[str, Any], int, int, float | None], None] = lambda row, i, total, eta: None
+    log: Callable[[str], None] = lambda line: None
+
+
+def cells(opts: SweepOptions) -> list[Cell]:
+    return [Cell(v, n, r) for n in opts.ns for v in opts.variants for r in range(opts.repeat)]
+
+
+def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
+    if not opts.resume:
+        return set()
+    return {
+        (r["variant"], int(r["n"]), int(r.get("repeat", 0)))
+        for r in opts.out.existing_rows()
+        if not r.get("superseded") and str(r.get("sleep_requested")) == opts.sleep_spec
+    }
+
+
+def _row(
+    cell: Cell,
+    result: RunResult | None,
+    verdict: limits.Verdict,
+    *,
+    sweep_id: str,
+    attempt: int,
+    opts: SweepOptions,
+    sleep: float,
+    timeout: float | None,
+    argv: list[str],
+    env: dict[str, str],
+    flag_reasons: list[str],
+    versions: dict[str, str],
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "sweep_id": sweep_id,
+        "run_id": uuid.uuid4().hex[:12],
+        "variant": cell.variant.name,
+        "folder": cell.variant.folder.name,
+        "n": cell.n,
+        "repeat": cell.repeat,
+        "attempt": attempt,
+        "sleep_requested": opts.sleep_spec,
+        "sleep_s": sleep,
+        "timeout_s": timeout,
+        "command": shlex.join(argv) if argv else None,
+        "env_extra": env,
+        "flag_reasons": flag_reasons,
+        "verdict": verdict.verdict,
+        "code": verdict.code,
+        "reason": verdict.reason,
+        "remedy": verdict.remedy,
+        "superseded": False,
+        "versions": versions,
+    }
+    if result is not None:
+        data = result.to_dict(timeline=False)
+        data.pop("argv")
+        row.update(data)
+    else:
+        row.update(
+            peak_rss=None,
+            cgroup_peak=None,
+            sampled_peak_rss=None,
+            ready_s=None,
+            wall_s=None,
+            exit_code=None,
+            signal=None,
+            started_at=None,
+        )
+    return row
+
+
+def _timeline(result: RunResult) -> list[list[float | int | None]]:
+    return [[s.t, s.rss, s.threads, s.procs, s.cgroup] for s in result.timeline]
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """A `kill` of memrun ends the sweep like Ctrl-C: the run is killed, its rows are kept."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, Any]:
+    """Run the missing cells; return the sweep's end record (also appended to sweeps.jsonl)."""
+    p = progress or Progress()
+    opts.out.check_writable()
+    sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    readiness = {v.name: tasks.readiness(v) for v in opts.variants}
+    versions = {name: r.versions() for name, r in readiness.items()}
+    meta = {
+        "sweep_id": sweep_id,
+        "event": "start",
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **hostinfo.describe(),
+        "limits": limits.read_limits(),
+        "versions": versions,
+        "command": opts.command or shlex.join(sys.argv),
+        "ns": opts.ns,
+        "variants": [v.name for v in opts.variants],
+        "sleep": opts.sleep_spec,
+        "repeat": opts.repeat,
+        "raise_limits": opts.raise_limits,
+    }
+    opts.out.add_sweep(meta)
+
+    todo = [c for c in cells(opts) if c.key not in _done_keys(opts)]
+    if opts.resume:
+        p.log(
+            f"resume: {len(cells(opts)) - len(todo)} cell(s) already in {opts.out.path}, {len(todo)} to run"
+        )
+    t_start = time.monotonic()
+    program_wall = 0.0
+    finished = 0
+    interrupted = False
+    limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if opts.raise_limits and todo:
+        limit_ctx = limits.raised_limits(
+            max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log
+        )
+    try:
+        with _sigterm_as_interrupt(), limit_ctx:
+            for i, cell in enumerate(todo, 1):
+                rows = _run_cell(
+                    cell,
+                    readiness[cell.variant.name],
+                    opts,
+                    sweep_id,
+                    versions[cell.variant.name],
+                    p,
+                    i,
+                    len(todo),
+                )
+                program_wall += sum(r.get("wall_s") or 0.0 for r in rows)
+                finished += 1
+                elapsed = time.monotonic() - t_start
+                eta = elapsed / finished * (len(todo) - finished)
+                p.on_row(rows[-1], i, len(todo), eta)
+    except KeyboardInterrupt:
+        interrupted = True
+    end = {
+        "sweep_id": sweep_id,
+        "event": "end",
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cells_run": finished,
+        "cells_planned": len(todo),
+        "interrupted": interrupted,
+        "total_wall_s": round(time.monotonic() - t_start, 3),
+        "programs_wall_s": round(program_wall, 3),
+    }
+    opts.out.add_sweep(end)
+    if interrupted:
+        raise KeyboardInterrupt
+    return end
+
+
+def _run_cell(
+    cell: Cell,
+    ready: tasks.Readiness,
+    opts: SweepOptions,
+    sweep_id: str,
+    versions: dict[str, str],
+    p: Progress,
+    i: int,
+    total: int,
+) -> list[dict[str, Any]]:
+    """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
+    sleep = DEFAULT_SLEEP if opts.sleep is None else opts.sleep
+    common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
+    if not ready.usable:
+        verdict = limits.Verdict(
+            "failed",
+            "toolchain-missing",
+            "toolchain missing: " + "; ".join(ready.problems),
+            f"memrun doctor {cell.variant.name}  (then memrun setup)",
+        )
+        row = _row(
+            cell,
+            None,
+            verdict,
+            attempt=1,
+            sleep=sleep,
+            timeout=None,
+            argv=[],
+            env={},
+            flag_reasons=[],
+            **common,
+        )
+        opts.out.add_run(row)
+        return [row]
+    build_error = opts.build_errors.get(cell.variant.folder.name)
+    if build_error:
+        verdict = limits.Verdict("failed", "build-failed", build_error, f"memrun build {cell.variant.name}")
+        row = _row(
+            cell,
+            None,
+            verdict,
+            attempt=1,
+            sleep=sleep,
+            timeout=None,
+            argv=[],
+            env={},
+            flag_reasons=[],
+            **common,
+        )
+        opts.out.add_run(row)
+        return [row]
+    rows: list[dict[str, Any]] = []
+    for attempt in (1, 2):
+        argv, env, reasons = tasks.run_command(cell.variant, cell.n, sleep)
+        timeout = opts.timeout if opts.timeout is not None else default_timeout(sleep)
+        p.on_start(cell, i, total, sleep)
+        result = measure(
+            argv,
+            timeout=timeout,
+            interval=opts.interval,
+            env={**os.environ, **env},
+            cwd=cell.variant.folder.dir,
+            on_sample=lambda s: p.on_sample(cell, s),
+        )
+        verdict = limits.classify(result, cell.n, sleep, cell.variant.per_task)
+        row = _row(
+            cell,
+            result,
+            verdict,
+            attempt=attempt,
+            sleep=sleep,
+            timeout=timeout,
+            argv=argv,
+            env=env,
+            flag_reasons=reasons,
+            **common,
+        )
+        retry = (
+            opts.sleep is None
+            and attempt == 1
+            and verdict.code == "spawn-outlasted-sleep"
+            and result.ready_s is not None
+        )
+        if retry:
+            row["superseded"] = True
+            row["remedy"] = f"re-run by --sleep auto with sleep {auto_sleep(result.ready_s):g} s"
+        opts.out.add_run(row, _timeline(result))
+        rows.append(row)
+        if not retry:
+            break
+        p.log(
+            f"  {cell.variant.name} N={cell.n:,}: spawning took {result.ready_s:.1f} s > sleep {sleep:g} s; "
+            f"running again with sleep {auto_sleep(result.ready_s):g} s (--sleep auto)"
+        )
+        sleep = auto_sleep(result.ready_s)
+    return rows
