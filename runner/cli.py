@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -11,7 +12,7 @@ from runner import __version__, install, tasks
 from runner.measure import measure as measure_run
 from runner.measure.launcher import LauncherError, ensure_launcher
 from runner.nparse import parse_n_list
-from runner.results import ResultsDir, ResultsError
+from runner.results import METRICS, ResultsDir, ResultsError
 from runner.textfmt import format_run
 
 
@@ -316,3 +317,70 @@ def sweep(
         f"(programs' own wall time {end['programs_wall_s']:.0f} s, ratio {ratio:.3f}); "
         f"results in {out.path}; next: memrun report {out.path}  /  memrun plot {out.path}"
     )
+
+
+def _load(results: tuple[str, ...]):
+    from runner.results import load_runs, load_sweeps
+
+    paths = [Path(p) for p in (results or ("results",))]
+    try:
+        return load_runs(paths), load_sweeps(paths)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+
+
+METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
+
+
+@main.command()
+@click.argument("results", nargs=-1, type=click.Path())
+@click.option(
+    "--out",
+    "out_dir",
+    default="plots",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Directory for the PNG and SVG figures.",
+)
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
+    """Draw figures from stored results (default: results/); never runs a task program.
+
+    One bar chart per N, a log-log chart of memory against N, and the per-task cost
+    (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
+    """
+    runs, sweeps = _load(results)
+    from runner.plot import plot_results
+
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        written = plot_results(runs, sweeps, Path(out_dir), metric)
+    except OSError as e:
+        raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    for path in written:
+        click.echo(str(path))
+
+
+@main.command()
+@click.argument("results", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
+    """Print the table variants x N from stored results (default: results/).
+
+    Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
+    until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    """
+    runs, sweeps = _load(results)
+    from runner.report import render
+
+    try:
+        click.echo(render(runs, fmt, metric, sweeps=sweeps))
+    except ValueError as e:
+        raise InputError(str(e)) from None

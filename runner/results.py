@@ -133,12 +133,25 @@ def load_runs(paths: Iterable[Path]) -> pd.DataFrame:
 
 
 def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
-    out = []
+    """One record per sweep: its start record (host, limits, versions) merged with its end record."""
+    merged: dict[str, dict[str, Any]] = {}
     for f in _runs_files(paths):
         meta = f.parent / SWEEPS
         if meta.exists():
-            out.extend(read_jsonl(meta))
-    return out
+            for record in read_jsonl(meta):
+                merged.setdefault(str(record.get("sweep_id")), {}).update(record)
+    for record in merged.values():
+        record.pop("event", None)
+    return list(merged.values())
+
+
+def _reason(last: pd.Series, n_valid: int, metric: str) -> str:
+    """Why a cell has no number. A missing reason is NaN once in a DataFrame, which must not
+    become the text "nan"; valid runs without the metric (no cgroup on that machine) say so."""
+    if n_valid:
+        return f"no {metric} recorded"
+    reason = last.get("reason")
+    return reason if isinstance(reason, str) else ""
 
 
 def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
@@ -165,7 +178,7 @@ def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
             "spawn_s": float(valid["ready_s"].median()) if len(valid) else None,
             "sleep_s": float(valid["sleep_s"].max()) if len(valid) else float(last.get("sleep_s", "nan")),
             "verdict": "valid" if len(values) else str(last["verdict"]),
-            "reason": None if len(values) else str(last.get("reason") or ""),
+            "reason": None if len(values) else _reason(last, len(valid), metric),
         }
         rec["spread"] = (rec["max"] - rec["min"]) / rec["median"] if rec["median"] else None
         rec["spread_flag"] = bool(rec["spread"] is not None and rec["spread"] > SPREAD_LIMIT)

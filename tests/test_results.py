@@ -6,8 +6,18 @@ from runner.results import ResultsDir, ResultsError, load_runs, summarize
 
 
 def _row(variant, n, verdict="valid", peak=1_000_000, **kw):
-    return {"run_id": f"{variant}{n}{kw.get('repeat', 0)}", "variant": variant, "n": n, "verdict": verdict,
-            "peak_rss": peak, "ready_s": 0.5, "sleep_s": 10.0, "reason": None, "superseded": False, **kw}
+    return {
+        "run_id": f"{variant}{n}{kw.get('repeat', 0)}",
+        "variant": variant,
+        "n": n,
+        "verdict": verdict,
+        "peak_rss": peak,
+        "ready_s": 0.5,
+        "sleep_s": 10.0,
+        "reason": None,
+        "superseded": False,
+        **kw,
+    }
 
 
 def test_append_and_load_several_dirs(tmp_path):
@@ -24,9 +34,13 @@ def test_append_and_load_several_dirs(tmp_path):
 def test_summary_median_spread_and_per_task(tmp_path):
     import pandas as pd
 
-    rows = [_row("go", 1, peak=1_000_000), _row("go", 1000, peak=3_000_000, repeat=0),
-            _row("go", 1000, peak=3_300_000, repeat=1), _row("go", 1000, peak=3_100_000, repeat=2),
-            _row("java", 1000, verdict="failed", reason="thread limit", peak=5)]
+    rows = [
+        _row("go", 1, peak=1_000_000),
+        _row("go", 1000, peak=3_000_000, repeat=0),
+        _row("go", 1000, peak=3_300_000, repeat=1),
+        _row("go", 1000, peak=3_100_000, repeat=2),
+        _row("java", 1000, verdict="failed", reason="thread limit", peak=5),
+    ]
     s = summarize(pd.DataFrame(rows)).set_index(["variant", "n"])
     assert s.loc[("go", 1000), "median"] == 3_100_000
     assert s.loc[("go", 1000), "spread_flag"]  # (3.3 - 3.0) / 3.1 > 5 %
@@ -43,8 +57,10 @@ def test_superseded_rows_are_not_figures():
     assert list(s["median"]) == [7] and list(s["runs"]) == [1]
 
 
-@pytest.mark.parametrize("content, words", [('{"variant": "go"', "truncated"), ("[1]", "not a JSON object"),
-                                            ('{"variant": "go"}', "lacks")])
+@pytest.mark.parametrize(
+    "content, words",
+    [('{"variant": "go"', "truncated"), ("[1]", "not a JSON object"), ('{"variant": "go"}', "lacks")],
+)
 def test_corrupt_files_name_file_and_line(tmp_path, content, words):
     (tmp_path / "runs.jsonl").write_text(json.dumps(_row("go", 1)) + "\n" + content + "\n")
     with pytest.raises(ResultsError, match=rf"runs.jsonl:2: .*{words}"):

@@ -1,0 +1,446 @@
+"""Figures from stored results, in the spirit of the 2023 article; never runs a task.
+
+Three kinds, all from `results.summarize()` so that a figure and `memrun report` agree:
+  bars-n{N}-{metric}   one bar chart per N, variants smallest first, the value written on each bar
+  loglog-{metric}      the metric against N per variant, log-log, valid cells only
+  per-task-{metric}    (M(N) - M(1)) / N in KiB per task, grouped by variant
+
+A cell with no valid run is never drawn as a zero: it is a hatched grey stub carrying its verdict
+and reason, because "failed at 100k threads" is a result and a 0 MB bar would be a lie.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are files; never needs (or waits for) a display
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, NullLocator
+
+from runner.report import (
+    DAGGER,
+    KIB,
+    MB,
+    caption,
+    cell_status,
+    check_metric,
+    kib_per_task,
+    metric_name,
+    metric_title,
+    n_label,
+    num,
+    short,
+    sleep_note,
+    unusual_sleep,
+    usual_sleep,
+)
+from runner.results import METRICS, SPREAD_LIMIT, summarize
+
+# Text stays text in SVG (searchable, testable, editable in a blog); light frame like the article.
+STYLE = {
+    "svg.fonttype": "none",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 9,
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+}
+WIDTH = 11.0  # inches: room for 10 variant names, a bar and a 40-character reason
+MISSING = {"color": "#e3e3e3", "hatch": "///", "edgecolor": "#8c8c8c", "linewidth": 0.6}
+NOTE_COLOR = "#555555"
+FLAG_COLOR = "#a34700"
+
+
+@dataclass
+class _Context:
+    """What every figure of one call shares: the summary and the words under each title."""
+
+    cells: list[dict[str, Any]]
+    metric: str
+    what: str  # e.g. "Peak RSS of the process tree"
+    caption: str  # machine(s) and date(s)
+    sleep_note: str
+    usual_sleep: float | None
+    colors: dict[str, Any]
+
+
+def plot_results(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    out_dir: Path,
+    metric: str = "peak_rss",
+    formats: Sequence[str] = ("png", "svg"),
+) -> list[Path]:
+    """Write every figure in every format to out_dir; returns the files written.
+
+    The per-task chart is skipped when no N > 1 has a valid run (nothing to divide).
+    """
+    check_metric(metric)
+    if runs.empty:
+        raise ValueError("no runs to plot")
+    ctx = _context(runs, sweeps, metric)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with plt.rc_context(STYLE):
+        for n in sorted({c["n"] for c in ctx.cells}):
+            written += _save(_bar_chart(ctx, n), out_dir, f"bars-n{n}-{metric}", formats)
+        written += _save(_loglog_chart(ctx), out_dir, f"loglog-{metric}", formats)
+        per_task = _per_task_chart(ctx)
+        if per_task is not None:
+            written += _save(per_task, out_dir, f"per-task-{metric}", formats)
+    return written
+
+
+def _context(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str) -> _Context:
+    summary = summarize(runs, metric)
+    cells = summary.to_dict("records")
+    for c in cells:
+        for key in ("median", "min", "max", "spread", "per_task", "spawn_s", "sleep_s"):
+            c[key] = num(c.get(key))
+        c["n"] = int(c["n"])
+    variants = sorted({c["variant"] for c in cells})
+    palette = plt.get_cmap("tab10" if len(variants) <= 10 else "tab20").colors
+    return _Context(
+        cells=cells,
+        metric=metric,
+        what=metric_title(metric),
+        caption=caption(runs, sweeps),
+        sleep_note=sleep_note(summary),
+        usual_sleep=usual_sleep(summary),
+        colors={v: palette[i % len(palette)] for i, v in enumerate(variants)},
+    )
+
+
+def _save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
+    """Lay out once, then freeze: constrained layout would otherwise run again for every format,
+    and it is most of the cost (positions are fractions of the figure, so any dpi reuses them)."""
+    paths = []
+    try:
+        fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+        for fmt in formats:
+            path = out_dir / f"{stem}.{fmt}"
+            fig.savefig(path, format=fmt)
+            paths.append(path)
+    finally:
+        plt.close(fig)
+    return paths
+
+
+def _dagger(ctx: _Context, cell: dict[str, Any]) -> str:
+    sleep = unusual_sleep(cell, ctx.usual_sleep)
+    return f"  {DAGGER}sleep {sleep:g} s" if sleep is not None else ""
+
+
+def _footnote(fig: Figure, lines: list[str]) -> None:
+    """Notes under the axes; supxlabel so that constrained layout reserves room for them."""
+    fig.supxlabel("\n".join(x for x in lines if x), x=0.01, ha="left", fontsize=8, color=NOTE_COLOR)
+
+
+def _fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin_px: float = 8) -> None:
+    """Widen the x range until every value label fits inside the axes.
+
+    Labels are placed in points beside their bar, so how much data range they need depends on the
+    final axes width; a fixed "max * 1.3" either clips long reasons or wastes half the figure.
+    Each label is (text, anchor x in data, +1 if it extends right / -1 if left). One layout pass
+    measures the labels (their size does not depend on the range); the range is then solved for.
+    """
+    for text, *_ in labels:
+        text.set_in_layout(False)  # else the layout shrinks the axes to make room for it, twice over
+    fig.draw_without_rendering()
+    width = ax.get_window_extent().width
+    needs = []
+    for text, x, side in labels:
+        ext = text.get_window_extent()
+        anchor = ax.transData.transform((x, 0))[0]
+        frac = ((ext.x1 - anchor if side > 0 else anchor - ext.x0) + margin_px) / width
+        if frac < 0.8:  # a label wider than that cannot fit whatever the range; don't squash the bars
+            needs.append((x, side, frac))
+    lo, hi = ax.get_xlim()
+    for _ in range(20):  # both ends move each other; converges in a few rounds
+        new_lo, new_hi = lo, hi
+        for x, side, frac in needs:
+            if side > 0:
+                new_hi = max(new_hi, new_lo + (x - new_lo) / (1 - frac))
+            else:
+                new_lo = min(new_lo, new_hi - (new_hi - x) / (1 - frac))
+        if (new_lo, new_hi) == (lo, hi):
+            break
+        lo, hi = new_lo, new_hi
+    ax.set_xlim(lo, hi)
+
+
+# --- 1. bars per N ---------------------------------------------------------------------------------
+
+
+def _bar_label(ctx: _Context, c: dict[str, Any]) -> str:
+    text = f"{c['median'] / MB:,.1f} MB"
+    if c["spread_flag"]:
+        text += f"  ± {c['min'] / MB:,.1f}–{c['max'] / MB:,.1f} (spread {c['spread']:.0%})"
+    return text + _dagger(ctx, c)
+
+
+def _bar_chart(ctx: _Context, n: int) -> Figure:
+    cells = [c for c in ctx.cells if c["n"] == n]
+    drawn = sorted((c for c in cells if c["median"] is not None), key=lambda c: c["median"])
+    missing = sorted((c for c in cells if c["median"] is None), key=lambda c: c["variant"])
+    order = drawn + missing
+    top = max((c["max"] or c["median"] for c in drawn), default=MB) / MB
+
+    fig, ax = plt.subplots(figsize=(WIDTH, 1.9 + 0.42 * len(order)), layout="constrained")
+    labels = [
+        _draw_bar(ctx, ax, i, c) if c["median"] is not None else _draw_stub(ctx, ax, i, c, 0.02 * top)
+        for i, c in enumerate(order)
+    ]
+    ax.set_yticks(range(len(order)), [c["variant"] for c in order])
+    ax.set_ylim(len(order) - 0.5, -0.5)  # smallest on top, like reading a ranking
+    ax.set_xlim(0, top * 1.05)
+    ax.set_xlabel(f"{metric_name(ctx.metric)}, MB (1 MB = 1,000,000 bytes)")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
+    if not drawn:  # a scale with nothing on it would only invite reading the stubs as values
+        ax.set_xticks([])
+    ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
+    ax.set_axisbelow(True)
+    tasks = "task" if n == 1 else "concurrent tasks"
+    fig.suptitle(f"{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
+    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    _footnote(fig, _bar_notes(ctx, cells))
+    _fit_xlim(fig, ax, labels)
+    return fig
+
+
+def _draw_bar(ctx: _Context, ax: Any, i: int, c: dict[str, Any]) -> tuple[Text, float, int]:
+    """The median as a bar, min-max as an error bar; the label goes past the error bar's end."""
+    value = end = c["median"] / MB
+    ax.barh(i, value, height=0.6, color=ctx.colors[c["variant"]])
+    if c["valid"] > 1 and c["max"] != c["min"]:
+        err = [[value - c["min"] / MB], [c["max"] / MB - value]]
+        ax.errorbar(value, i, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
+        end = c["max"] / MB
+    color = FLAG_COLOR if c["spread_flag"] else "black"
+    return _label(ax, end, i, _bar_label(ctx, c), color), end, 1
+
+
+def _draw_stub(ctx: _Context, ax: Any, i: int, c: dict[str, Any], width: float) -> tuple[Text, float, int]:
+    """A hatched stub, wide enough to see and obviously not a measurement, with verdict: reason."""
+    ax.barh(i, width, height=0.6, **MISSING)
+    text = cell_status({**c, "reason": short(c["reason"])}) + _dagger(ctx, c)
+    return _label(ax, width, i, text, NOTE_COLOR, style="italic"), width, 1
+
+
+def _label(ax: Any, x: float, y: float, text: str, color: str, **kw: Any) -> Text:
+    return ax.annotate(
+        text, (x, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9, color=color, **kw
+    )
+
+
+def _bar_notes(ctx: _Context, cells: list[dict[str, Any]]) -> list[str]:
+    notes = [
+        f"Metric: {METRICS[ctx.metric]}. Bar: median over valid repeats"
+        + ("; error bar: min–max." if any(c["valid"] > 1 for c in cells) else "."),
+    ]
+    if any(c["spread_flag"] for c in cells):
+        notes.append(f"± min–max: repeats differ by more than {SPREAD_LIMIT:.0%}; treat with care.")
+    if any(c["median"] is None for c in cells):
+        notes.append("Hatched grey: no figure for this cell (verdict: reason), not a zero.")
+    if any(unusual_sleep(c, ctx.usual_sleep) is not None for c in cells):
+        notes.append(ctx.sleep_note)
+    return notes
+
+
+# --- 2. log-log ----------------------------------------------------------------------------------
+
+
+def _loglog_chart(ctx: _Context) -> Figure:
+    fig, ax = plt.subplots(figsize=(WIDTH, 6.5), layout="constrained")
+    series = _series(ctx)
+    # Legend order = order of the lines at the right edge, top first, so the eye can match them.
+    for variant, pts in sorted(series.items(), key=lambda kv: -kv[1][-1]["median"]):
+        x = [p["n"] for p in pts]
+        y = [p["median"] / MB for p in pts]
+        lo = [(p["median"] - (p["min"] or p["median"])) / MB for p in pts]
+        hi = [((p["max"] or p["median"]) - p["median"]) / MB for p in pts]
+        color = ctx.colors[variant]
+        ax.errorbar(x, y, yerr=[lo, hi], fmt="-o", color=color, label=variant, capsize=3, markersize=5)
+        for p, yy in zip(pts, y, strict=True):
+            if unusual_sleep(p, ctx.usual_sleep) is not None:
+                ax.annotate(DAGGER, (p["n"], yy), xytext=(5, 3), textcoords="offset points", color=color)
+    ns = sorted({c["n"] for c in ctx.cells})
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ns, [n_label(n) for n in ns])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(min(ns) / 2, max(ns) * 2)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
+    ax.set_xlabel("N, concurrent tasks (log scale)")
+    ax.set_ylabel(f"{metric_name(ctx.metric)}, MB (1,000,000 bytes), log scale")
+    ax.grid(which="major", color="#e6e6e6", linewidth=0.8)
+    if series:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title="variant")
+    else:
+        ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
+        ax.set_yticks([])
+    fig.suptitle(f"{ctx.what} against N", fontweight="bold")
+    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]
+    notes.append(_missing_note(ctx, [c for c in ctx.cells if c["median"] is None], "Not plotted"))
+    if any(unusual_sleep(c, ctx.usual_sleep) is not None for c in ctx.cells if c["median"] is not None):
+        notes.append(ctx.sleep_note)
+    _footnote(fig, notes)
+    return fig
+
+
+def _series(ctx: _Context) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for c in sorted(ctx.cells, key=lambda c: c["n"]):
+        if c["median"] is not None:
+            out.setdefault(c["variant"], []).append(c)
+    return out
+
+
+def _missing_note(ctx: _Context, missing: list[dict[str, Any]], what: str) -> str:
+    """Grouped by why, so ten failures read as one line: 'Not plotted: failed: rust-threads 100k, 1M;
+    java-threads 1M. invalid: java-threads 100k.' Capped at three lines; the report has them all."""
+    if not missing:
+        return ""
+    if len(missing) == len(ctx.cells):
+        return f"{what}: every cell ({_status_word(ctx, missing[0])})."
+    groups: dict[str, dict[str, list[str]]] = {}
+    for c in sorted(missing, key=lambda c: (c["variant"], c["n"])):
+        groups.setdefault(_status_word(ctx, c), {}).setdefault(c["variant"], []).append(n_label(c["n"]))
+    parts = [
+        f"{status}: " + "; ".join(f"{v} {', '.join(ns)}" for v, ns in by_variant.items())
+        for status, by_variant in groups.items()
+    ]
+    return "\n".join(_wrap(f"{what}: " + ". ".join(parts) + ".", lines=3))
+
+
+def _status_word(ctx: _Context, c: dict[str, Any]) -> str:
+    return c["verdict"] if c["verdict"] != "valid" else f"no {ctx.metric}"
+
+
+def _wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:
+    return textwrap.wrap(text, width, max_lines=lines, placeholder=" …") or [""]
+
+
+# --- 3. per task ---------------------------------------------------------------------------------
+
+
+def _per_task_chart(ctx: _Context) -> Figure | None:
+    ns = sorted({c["n"] for c in ctx.cells if c["n"] > 1})
+    if not any(c["per_task"] is not None for c in ctx.cells):
+        return None
+    grid = {(c["variant"], c["n"]): c for c in ctx.cells}
+    variants = _per_task_order(ctx, ns)
+    k = len(ns)
+    h = 0.8 / k
+    height = 1.9 + (0.2 * k + 0.1) * len(variants)
+    fig, ax = plt.subplots(figsize=(WIDTH, height), layout="constrained")
+    labels: list[tuple[Text, float, int]] = []
+    colors = plt.get_cmap("Blues")(np.linspace(0.45, 0.9, k))  # darker = more tasks
+    for j, n in enumerate(ns):
+        for i, v in enumerate(variants):
+            y = i + (j - (k - 1) / 2) * h
+            legend = f"N = {n_label(n)}" if i == 0 else None
+            labels += _per_task_bar(ctx, ax, grid.get((v, n)), y, h, colors[j], legend)
+    ax.set_yticks(range(len(variants)), variants)
+    for i in range(len(variants) - 1):
+        ax.axhline(i + 0.5, color="#eeeeee", linewidth=0.8)
+    ax.set_ylim(len(variants) - 0.5, -0.5)
+    ax.axvline(0, color="black", linewidth=0.8)
+    values = [c["per_task"] / KIB for c in ctx.cells if c["per_task"] is not None]
+    ax.set_xlim(min(0.0, *values) * 1.05, max(0.0, *values) * 1.05 or 1.0)
+    ax.set_xlabel(f"KiB per task (1 KiB = 1024 bytes), from {metric_name(ctx.metric)}")
+    ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
+    ax.set_axisbelow(True)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # outside: bars vary too much
+    fig.suptitle(f"Memory per task: (M(N) − M(1)) / N, {metric_name(ctx.metric)}", fontweight="bold")
+    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    _footnote(fig, _per_task_notes(ctx, ns))
+    _fit_xlim(fig, ax, labels)
+    return fig
+
+
+def _per_task_order(ctx: _Context, ns: list[int]) -> list[str]:
+    """Cheapest first, by the cost at the largest N each variant reached validly (at large N the
+    baseline matters least); variants with no per-task figure at all go last."""
+
+    def key(v: str) -> tuple[int, float, str]:
+        costs = [c for c in ctx.cells if c["variant"] == v and c["n"] in ns and c["per_task"] is not None]
+        if not costs:
+            return (1, 0.0, v)
+        return (0, max(costs, key=lambda c: c["n"])["per_task"], v)
+
+    return sorted({c["variant"] for c in ctx.cells}, key=key)
+
+
+def _per_task_bar(
+    ctx: _Context, ax: Any, c: dict[str, Any] | None, y: float, h: float, color: Any, label: str | None
+) -> list[tuple[Text, float, int]]:
+    if c is not None and c["per_task"] is not None:
+        value = c["per_task"] / KIB
+        ax.barh(y, value, height=h * 0.92, color=color, label=label)
+        side = 1 if value >= 0 else -1
+        text = kib_per_task(c["per_task"]).removesuffix(" KiB/task")
+        text += "" if unusual_sleep(c, ctx.usual_sleep) is None else f" {DAGGER}"
+        t = ax.annotate(
+            text,
+            (value, y),
+            xytext=(3 * side, 0),
+            textcoords="offset points",
+            va="center",
+            ha="left" if side > 0 else "right",
+            fontsize=7.5,
+        )
+        return [(t, value, side)]
+    if label is not None:  # keep the legend entry even if this variant's bar is missing
+        ax.barh(y, 0, height=h * 0.92, color=color, label=label)
+    why = (
+        "not measured"
+        if c is None
+        else ("no N=1 baseline" if c["median"] is not None else _status_word(ctx, c))
+    )
+    t = ax.annotate(
+        f"n/a: {why}",
+        (0, y),
+        xytext=(3, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize=7,
+        color=NOTE_COLOR,
+        style="italic",
+    )
+    return [(t, 0.0, 1)]
+
+
+def _per_task_notes(ctx: _Context, ns: list[int]) -> list[str]:
+    notes = [
+        f"Per task: (median at N − median at N=1) / N, valid cells only; M = {METRICS[ctx.metric]}.",
+        "A value near 0 or below means the runtime's baseline dominates (or preallocates) at that N.",
+    ]
+    missing = [c for c in ctx.cells if c["n"] in ns and c["median"] is None]
+    notes.append(_missing_note(ctx, missing, "n/a"))
+    no_base = sorted(
+        {c["variant"] for c in ctx.cells if c["n"] > 1 and c["median"] is not None and c["per_task"] is None}
+    )
+    if no_base:
+        notes.append(f"No valid N=1 baseline: {', '.join(no_base)}.")
+    if any(unusual_sleep(c, ctx.usual_sleep) is not None for c in ctx.cells if c["per_task"] is not None):
+        notes.append(ctx.sleep_note)
+    return notes
+
+
+__all__ = ["plot_results"]
