@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import click
 from runner import __version__, install, tasks
 from runner.measure import measure as measure_run
 from runner.measure.launcher import LauncherError, ensure_launcher
-from runner.nparse import parse_n_list
+from runner.nparse import parse_n, parse_n_list
 from runner.results import METRICS, ResultsDir, ResultsError
 from runner.textfmt import format_run
 
@@ -180,16 +181,17 @@ def setup(variants: tuple[str, ...]) -> None:
         raise click.ClickException(f"not usable here: {missing} (see memrun doctor)")
 
 
-def _parse_sleep(value: str) -> float | None:
-    if value == "auto":
-        return None
+def _parse_sleep(value: str) -> tuple[float, bool]:
+    """`10` -> (10, False); `auto` -> (10, True); `auto:2` -> (2, True): start at 2 s, extend as needed."""
+    auto = value == "auto" or value.startswith("auto:")
+    text = value[5:] if value.startswith("auto:") else ("10" if auto else value)
     try:
-        sleep = float(value)
+        sleep = float(text)
     except ValueError:
         raise InputError(f"--sleep must be seconds or 'auto', got {value!r}") from None
     if not 0 < sleep <= 86400:
         raise InputError(f"--sleep must be between 0 and 86400 seconds, got {value!r}")
-    return sleep
+    return sleep, auto
 
 
 @main.command()
@@ -212,8 +214,9 @@ def _parse_sleep(value: str) -> float | None:
     "sleep_text",
     default="10",
     show_default=True,
-    help="Seconds each task sleeps, or 'auto': a run whose spawning outlasted the sleep is "
-    "run again with a sleep twice the spawn time (the row records the sleep used).",
+    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a run whose "
+    "spawning outlasted the sleep is run again with a sleep of twice the spawn time, rounded up to "
+    "5 s (the row records the sleep used).",
 )
 @click.option(
     "--repeat",
@@ -274,7 +277,9 @@ def sweep(
         ns = parse_n_list(n_list)
     except ValueError as e:
         raise InputError(f"--n: {e}") from None
-    sleep = _parse_sleep(sleep_text)
+    sleep, auto = _parse_sleep(sleep_text)
+    if raise_limits and os.geteuid() != 0:
+        raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
     variants = select_variants(variant_names)
     out = ResultsDir(out_dir)
     try:
@@ -295,6 +300,7 @@ def sweep(
         timeout=timeout,
         interval=interval / 1000.0,
         raise_limits=raise_limits,
+        auto=auto,
         build_errors=build_errors,
     )
     printer = SweepPrinter()
@@ -310,6 +316,9 @@ def sweep(
         sys.exit(130)
     except ResultsError as e:
         raise InputError(str(e)) from None
+    except PermissionError as e:  # limits.NotRootError, or /proc/sys not writable here
+        printer.clear()
+        raise click.ClickException(f"--raise-limits: {e}") from None
     printer.clear()
     ratio = end["total_wall_s"] / end["programs_wall_s"] if end["programs_wall_s"] else float("nan")
     click.echo(
@@ -384,3 +393,24 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
         click.echo(render(runs, fmt, metric, sweeps=sweeps))
     except ValueError as e:
         raise InputError(str(e)) from None
+
+
+@main.command("limits")
+@click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
+@click.argument("variants", nargs=-1)
+def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
+    """Show the limits that bound threads and processes here, and which variants hit them.
+
+    pid_max, threads-max, vm.max_map_count, RLIMIT_NPROC, RLIMIT_STACK, cgroup pids.max, memory
+    and overcommit. With --n, each variant that needs an OS thread per task is checked against
+    them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`).
+    """
+    from runner.limits import limits_report
+
+    n = None
+    if n_text is not None:
+        try:
+            n = parse_n(n_text)
+        except ValueError as e:
+            raise InputError(f"--n: {e}") from None
+    click.echo(limits_report(n, select_variants(variants)))

@@ -30,9 +30,9 @@ def default_timeout(sleep: float) -> float:
     return 2 * sleep + 90
 
 
-def auto_sleep(ready_s: float) -> float:
+def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
     """A sleep that outlasts spawning: twice the observed spawn time, rounded up to 5 s."""
-    return float(max(DEFAULT_SLEEP, 5 * math.ceil(2 * ready_s / 5)))
+    return float(max(base, 5 * math.ceil(2 * ready_s / 5)))
 
 
 @dataclass(frozen=True)
@@ -50,19 +50,22 @@ class Cell:
 class SweepOptions:
     variants: list[tasks.Variant]
     ns: list[int]
-    sleep: float | None  # None = auto
+    sleep: float  # seconds each task sleeps (the first attempt's, with auto)
     repeat: int
     out: ResultsDir
     resume: bool = False
     timeout: float | None = None
     interval: float = 0.05
     raise_limits: bool = False
+    auto: bool = False  # --sleep auto: re-run a cell whose spawning outlasted the sleep
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
     @property
     def sleep_spec(self) -> str:
-        return "auto" if self.sleep is None else tasks.format_sleep(self.sleep)
+        if self.auto:
+            return "auto" if self.sleep == DEFAULT_SLEEP else f"auto:{tasks.format_sleep(self.sleep)}"
+        return tasks.format_sleep(self.sleep)
 
 
 @dataclass
@@ -249,7 +252,7 @@ def _run_cell(
     total: int,
 ) -> list[dict[str, Any]]:
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
-    sleep = DEFAULT_SLEEP if opts.sleep is None else opts.sleep
+    sleep = opts.sleep
     common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
     if not ready.usable:
         verdict = limits.Verdict(
@@ -316,21 +319,21 @@ def _run_cell(
             **common,
         )
         retry = (
-            opts.sleep is None
+            opts.auto
             and attempt == 1
             and verdict.code == "spawn-outlasted-sleep"
             and result.ready_s is not None
         )
         if retry:
             row["superseded"] = True
-            row["remedy"] = f"re-run by --sleep auto with sleep {auto_sleep(result.ready_s):g} s"
+            row["remedy"] = f"re-run by --sleep auto with sleep {auto_sleep(result.ready_s, opts.sleep):g} s"
         opts.out.add_run(row, _timeline(result))
         rows.append(row)
         if not retry:
             break
         p.log(
             f"  {cell.variant.name} N={cell.n:,}: spawning took {result.ready_s:.1f} s > sleep {sleep:g} s; "
-            f"running again with sleep {auto_sleep(result.ready_s):g} s (--sleep auto)"
+            f"running again with sleep {auto_sleep(result.ready_s, opts.sleep):g} s (--sleep auto)"
         )
-        sleep = auto_sleep(result.ready_s)
+        sleep = auto_sleep(result.ready_s, opts.sleep)
     return rows

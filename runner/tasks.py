@@ -25,6 +25,7 @@ from runner.paths import BUILD_DIR, TASKS_DIR
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+PER_TASK_KEYS = {"threads", "maps", "stack_kib"}  # [variant.per_task], read by runner.limits
 
 
 class ManifestError(ValueError):
@@ -91,6 +92,7 @@ class Variant:
     env: dict[str, str]
     libraries: list[Library]
     when: list[Rule]
+    per_task: dict[str, int] = field(default_factory=dict)  # OS resources per task, see runner.limits
 
 
 @dataclass
@@ -124,6 +126,14 @@ def _strs(value: object, where: str, path: Path) -> list[str]:
 def _str_map(value: object, where: str, path: Path) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise ManifestError(f"{path}: {where} must be a table of strings")
+    return dict(value)
+
+
+def _per_task(value: object, where: str, path: Path) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(type(v) is int and v >= 0 for v in value.values()):
+        raise ManifestError(f"{path}: {where} must be a table of non-negative integers")
+    if unknown := set(value) - PER_TASK_KEYS:
+        raise ManifestError(f"{path}: {where}: unknown key(s) {', '.join(sorted(unknown))}")
     return dict(value)
 
 
@@ -206,7 +216,15 @@ def load_folder(folder: Path) -> TaskFolder:
             for lib in spec.get("libraries", [])
         ]
         tf.variants.append(
-            Variant(name, tf, run, _str_map(spec.get("env", {}), f"variant {name}: env", path), libs, rules)
+            Variant(
+                name,
+                tf,
+                run,
+                _str_map(spec.get("env", {}), f"variant {name}: env", path),
+                libs,
+                rules,
+                _per_task(spec.get("per_task", {}), f"variant {name}: per_task", path),
+            )
         )
     _check_placeholders(tf)
     return tf

@@ -85,6 +85,18 @@ class RunCgroup:
                 out["kernel"] = kmem
         return out
 
+    def oom_kills(self) -> int | None:
+        """How many processes the OOM killer took in this cgroup: evidence, not inference."""
+        name = "memory.events" if self.version == "v2" else "memory.oom_control"
+        try:
+            for line in (self.path / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return None
+
     def kernel_peak(self) -> int | None:
         """v1 keeps a separate kernel-memory high-water mark; v2 has none."""
         return self._read_int("memory.kmem.max_usage_in_bytes") if self.version == "v1" else None

@@ -121,6 +121,7 @@ def measure(
     ready: dict[str, float | int] = {}
     stdout_other = 0
     stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+    stdout_tail: collections.deque[str] = collections.deque(maxlen=10)
 
     def on_stdout(line: bytes) -> None:
         nonlocal stdout_other
@@ -130,6 +131,7 @@ def measure(
             ready["n"], ready["t"] = int(m.group(1)), t
         else:
             stdout_other += 1
+            stdout_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def on_stderr(line: bytes) -> None:
         stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
@@ -245,8 +247,9 @@ def measure(
         if interrupted and cg:
             cg.remove()
 
-    cg_peak = cg_kernel_peak = None
+    cg_peak = cg_kernel_peak = cg_oom = None
     if cg:
+        cg_oom = cg.oom_kills()
         cg_peak, reason = cg.peak()
         if reason:
             cg_reason = reason
@@ -306,9 +309,11 @@ def measure(
         cgroup_version=cg.version if cg else None,
         cgroup_peak=cg_peak,
         cgroup_kernel_peak=cg_kernel_peak,
+        cgroup_oom_kills=cg_oom,
         cgroup_breakdown=cg_breakdown,
         cgroup_reason=cg_reason,
         stderr_tail=list(stderr_tail),
+        stdout_tail=list(stdout_tail),
         interval_s=interval,
         samples=len(timeline),
         timeline=timeline,

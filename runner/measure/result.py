@@ -55,10 +55,12 @@ class RunResult:
     cgroup_version: str | None
     cgroup_peak: int | None
     cgroup_kernel_peak: int | None
+    cgroup_oom_kills: int | None = None  # processes killed by the OOM killer inside the cgroup
     cgroup_breakdown: dict[str, int] = field(default_factory=dict)  # at the highest sample
     cgroup_reason: str | None = None  # why cgroup figures are None
     # --- diagnosis ---
     stderr_tail: list[str] = field(default_factory=list)
+    stdout_tail: list[str] = field(default_factory=list)  # stdout lines other than `ready N`
     interval_s: float = 0.05
     samples: int = 0
     timeline: list[Sample] = field(default_factory=list)

@@ -1,0 +1,93 @@
+"""Hostile input: a one-line error naming the problem, exit 2, no traceback, results untouched."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.test_sweep import FIXTURE_TASKS, run
+
+
+def _one_line_error(p, *words):
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, p.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("abc", "not a task count"),
+        ("-5", "positive"),
+        ("0", "at least 1"),
+        ("1e99", "allows"),
+        ("1.5", "whole number"),
+        ("", "empty"),
+        ("1,1", "more than once"),
+    ],
+)
+def test_bad_n(tmp_path, value, words):
+    _one_line_error(run("sweep", "--n", value, "--out", str(tmp_path / "o"), tmp_path=tmp_path), "--n", words)
+    assert not (tmp_path / "o" / "runs.jsonl").exists()
+
+
+def test_unknown_variant(tmp_path):
+    _one_line_error(
+        run("sweep", "-r", "cobol", "--out", str(tmp_path / "o"), tmp_path=tmp_path), "unknown variant cobol"
+    )
+
+
+def test_unwritable_out(tmp_path):
+    _one_line_error(
+        run("sweep", "--n", "1", "--out", "/proc/memrun-out", tmp_path=tmp_path), "/proc/memrun-out"
+    )
+
+
+def test_bad_sleep(tmp_path):
+    _one_line_error(
+        run("sweep", "--sleep", "soon", "--out", str(tmp_path / "o"), tmp_path=tmp_path), "--sleep"
+    )
+
+
+def test_broken_manifest(tmp_path):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks)
+    manifest = tasks / "fake" / "task.toml"
+    manifest.write_text(manifest.read_text().replace('run = ["{python}"', 'run = ["{pythn}"'))
+    p = run("doctor", tmp_path=tmp_path, env={"MEMRUN_TASKS": str(tasks)})
+    _one_line_error(p, "task.toml", "{pythn}")
+    manifest.write_text("[task\n")
+    _one_line_error(run("doctor", tmp_path=tmp_path, env={"MEMRUN_TASKS": str(tasks)}), "not valid TOML")
+
+
+@pytest.mark.parametrize("command", ["report", "plot"])
+def test_missing_results(tmp_path, command):
+    _one_line_error(run(command, str(tmp_path / "nothing"), tmp_path=tmp_path), "nothing")
+
+
+@pytest.mark.parametrize("command", ["report", "plot"])
+def test_corrupted_results_are_named_and_left_alone(tmp_path, command):
+    out = tmp_path / "res"
+    assert run("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path).returncode == 0
+    runs = out / "runs.jsonl"
+    runs.write_text(runs.read_text() + '{"variant": "fake", "n"')  # a run cut short mid-write
+    before = runs.read_bytes()
+    extra = ["--out", str(tmp_path / "plots")] if command == "plot" else []
+    _one_line_error(run(command, str(out), *extra, tmp_path=tmp_path), "runs.jsonl:2", "truncated")
+    assert runs.read_bytes() == before
+
+
+def test_measure_needs_a_command(tmp_path):
+    p = run("measure", tmp_path=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_help_explains_every_command(tmp_path):
+    p = run("--help", tmp_path=tmp_path)
+    for command in ("measure", "sweep", "report", "plot", "doctor", "build", "limits", "setup"):
+        assert command in p.stdout

@@ -1,0 +1,130 @@
+"""Sweeps through the real CLI, with a fake task program that holds a known amount of memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from runner.results import load_runs, load_sweeps
+from tests.conftest import processes_with
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE_TASKS = Path(__file__).parent / "fixtures" / "tasks"
+
+
+def memrun(*args: str, tmp_path: Path, env: dict[str, str] | None = None, **kw) -> subprocess.Popen:
+    full_env = {
+        **os.environ,
+        "MEMRUN_TASKS": str(FIXTURE_TASKS),
+        "MEMRUN_BUILD": str(tmp_path / "build"),
+        **(env or {}),
+    }
+    full_env.pop("CI", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "runner", *args],
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
+
+
+def run(*args: str, tmp_path: Path, env=None, timeout=120) -> subprocess.CompletedProcess:
+    p = memrun(*args, tmp_path=tmp_path, env=env)
+    out, err = p.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def rows(out: Path) -> list[dict]:
+    path = out / "runs.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_sweep_stores_a_row_per_run_with_figures(tmp_path):
+    out = tmp_path / "res"
+    p = run(
+        "sweep", "--n", "1k,10_000", "--sleep", "0.5", "--repeat", "2", "--out", str(out), tmp_path=tmp_path
+    )
+    assert p.returncode == 0, p.stderr
+    got = rows(out)
+    assert [(r["n"], r["repeat"]) for r in got] == [(1000, 0), (1000, 1), (10000, 0), (10000, 1)]
+    assert all(r["verdict"] == "valid" and r["sleep_s"] == 0.5 for r in got)
+    big = [r for r in got if r["n"] == 10000]
+    small = [r for r in got if r["n"] == 1000]
+    # the fake holds N KiB: 9000 KiB more at N=10k than at N=1k
+    delta = big[0]["peak_rss"] - small[0]["peak_rss"]
+    assert abs(delta - 9000 * 1024) < 0.05 * 9000 * 1024
+    meta = load_sweeps([out])
+    assert meta[0]["cpus"] and meta[0]["limits"] and meta[0]["versions"]["fake"]
+    assert meta[0]["cells_run"] == 4 and meta[0]["programs_wall_s"] > 0
+    assert "fake" in p.stderr and "ETA" in p.stdout + p.stderr
+
+
+def test_invalid_run_is_kept_with_reason_and_auto_sleep_reruns(tmp_path):
+    out = tmp_path / "res"
+    env = {"FAKE_SPAWN_S": "1.2"}
+    p = run("sweep", "--n", "1", "--sleep", "1", "--out", str(out), tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    (row,) = rows(out)
+    assert row["verdict"] == "invalid" and row["code"] == "spawn-outlasted-sleep"
+    p = run("sweep", "--n", "1", "--sleep", "auto:1", "--out", str(out), tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    first, second = rows(out)[1:]
+    assert first["superseded"] and first["sleep_requested"] == "auto:1"
+    assert first["code"] == "spawn-outlasted-sleep" and first["sleep_s"] == 1
+    assert second["verdict"] == "valid" and second["sleep_s"] == 5  # 2 x 1.2 s, rounded up to 5 s
+    summary = load_runs([out])
+    assert len(summary) == 3
+
+
+def test_failed_run_is_a_row_not_a_figure(tmp_path):
+    out = tmp_path / "res"
+    p = run(
+        "sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path, env={"FAKE_EXIT": "3"}
+    )
+    assert p.returncode == 0, p.stderr
+    (row,) = rows(out)
+    assert row["verdict"] == "failed" and "exit 3" in row["reason"]
+
+
+def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
+    out = tmp_path / "res"
+    args = ("sweep", "--n", "1,2,3,4,5", "--sleep", "1", "--out", str(out))
+    p = memrun(*args, tmp_path=tmp_path)
+    deadline = time.monotonic() + 60
+    while len(rows(out)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)  # inside the third run
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "--resume" in err
+    kept = rows(out)
+    assert 2 <= len(kept) < 5
+    assert processes_with(str(FIXTURE_TASKS / "fake" / "fake.py")) == []
+    p = run(*args, "--resume", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    after = rows(out)
+    assert after[: len(kept)] == kept
+    assert sorted(r["n"] for r in after) == [1, 2, 3, 4, 5]
+    assert f"{len(kept)} cell(s) already" in p.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM])
+def test_sigterm_also_kills_the_run(tmp_path, sig):
+    out = tmp_path / "res"
+    p = memrun("sweep", "--n", "1", "--sleep", "30", "--out", str(out), tmp_path=tmp_path)
+    time.sleep(3)
+    p.send_signal(sig)
+    p.communicate(timeout=30)
+    assert p.returncode == 130
+    assert processes_with(str(FIXTURE_TASKS / "fake" / "fake.py")) == []
