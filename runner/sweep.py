@@ -318,11 +318,14 @@ def _run_cell(
             flag_reasons=reasons,
             **common,
         )
+        # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
+        # pid_max waits for threads to end before starting more, so no sleep would make it valid.
         retry = (
             opts.auto
             and attempt == 1
             and verdict.code == "spawn-outlasted-sleep"
             and result.ready_s is not None
+            and not limits.predict(cell.n, cell.variant.per_task, limits.read_limits())
         )
         if retry:
             row["superseded"] = True

@@ -1,0 +1,138 @@
+"""Thread limits, for real: 100k OS threads under this machine's default limits and raised ones.
+
+These run the real rust-threads and java-threads programs through `memrun sweep` and read the
+stored rows and timelines. Each takes up to about a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runner import tasks
+from runner.limits import read_limits
+from tests.conftest import require
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_LIMITS = {"pid_max": 32768, "max_map_count": 65530}
+SYSCTLS = ["kernel/pid_max", "kernel/threads-max", "vm/max_map_count"]
+
+
+def sysctls() -> dict[str, str]:
+    return {k: Path("/proc/sys", k).read_text().strip() for k in SYSCTLS}
+
+
+def sweep(out: Path, *args: str, timeout: float = 400) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    p = subprocess.run(
+        [sys.executable, "-m", "runner", "sweep", "--out", str(out), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    runs = out / "runs.jsonl"
+    rows = [json.loads(x) for x in runs.read_text().splitlines()] if runs.exists() else []
+    return p, rows
+
+
+def timelines(out: Path) -> dict[str, list]:
+    lines = (out / "timelines.jsonl").read_text().splitlines()
+    return {r["run_id"]: r["timeline"] for r in map(json.loads, lines)}
+
+
+@pytest.fixture(scope="module")
+def default_limits():
+    limits = read_limits()
+    if any(limits.get(k) != v for k, v in DEFAULT_LIMITS.items()):
+        pytest.skip(f"this machine's limits are not the defaults this test is about: {limits}")
+    for name in ("rust-threads", "java-threads"):
+        r = tasks.readiness(tasks.load_all()[name])
+        require(r.usable, f"{name}: {r.problems}")
+        tasks.build(r.variant)
+    return limits
+
+
+def test_rust_threads_1e5_fails_naming_the_limit(tmp_path, default_limits):
+    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "1")
+    assert p.returncode == 0, p.stderr
+    (row,) = rows
+    assert row["verdict"] == "failed" and row["code"] == "thread-limit", row
+    assert "vm.max_map_count" in row["reason"] or "kernel.pid_max" in row["reason"]
+    assert "sysctl -w" in row["remedy"]
+    assert row["threads_max"] < 100_000
+
+
+def test_rust_threads_1e5_succeeds_with_raised_limits_and_limits_come_back(tmp_path, default_limits):
+    require(os.geteuid() == 0, "root, to raise kernel limits")
+    before = sysctls()
+    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "30", "--raise-limits")
+    assert sysctls() == before
+    assert p.returncode == 0, p.stderr
+    assert "kernel.pid_max 32768 ->" in p.stderr and "restored" in p.stderr
+    (row,) = rows
+    assert row["verdict"] == "valid", row
+    assert row["ready_n"] == 100_000
+    assert 500e6 < row["peak_rss"] < 3e9  # ~1 GB here: ~10 KB of touched stack per thread
+
+
+def test_raised_limits_come_back_after_sigint(tmp_path, default_limits):
+    require(os.geteuid() == 0, "root, to raise kernel limits")
+    import signal
+    import time
+
+    before = sysctls()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runner",
+            "sweep",
+            "--out",
+            str(tmp_path),
+            "-r",
+            "rust-threads",
+            "--n",
+            "1e5",
+            "--sleep",
+            "30",
+            "--raise-limits",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while sysctls() == before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sysctls() != before, "limits were never raised"
+    time.sleep(2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert sysctls() == before
+
+
+@pytest.mark.parametrize("raise_limits", [False, True], ids=["default-limits", "raised-limits"])
+def test_java_threads_1e5_is_never_a_figure_and_ends_in_bounded_time(tmp_path, default_limits, raise_limits):
+    if raise_limits:
+        require(os.geteuid() == 0, "root, to raise kernel limits")
+    before = sysctls()
+    extra = ["--raise-limits"] if raise_limits else []
+    p, rows = sweep(
+        tmp_path, "-r", "java-threads", "--n", "1e5", "--sleep", "10", "--timeout", "45", *extra, timeout=200
+    )
+    assert sysctls() == before
+    assert p.returncode == 0, p.stderr
+    (row,) = rows
+    assert row["verdict"] != "valid", row
+    assert row["wall_s"] < 60
+    assert f"{row['threads_max']:,} threads" in row["reason"] or row["code"] == "spawn-outlasted-sleep", row
+    # how far it got is in the timeline: thread counts over time, from /proc/PID/status
+    counts = [point[2] for point in timelines(tmp_path)[row["run_id"]]]
+    assert max(counts) == row["threads_max"] > 1000
