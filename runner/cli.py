@@ -52,7 +52,9 @@ def main() -> None:
     """
 
 
-@main.command(context_settings={"ignore_unknown_options": True})
+@main.command(
+    context_settings={"ignore_unknown_options": True}, short_help="Measure one command's peak memory."
+)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -99,7 +101,7 @@ def measure(
     sys.exit(0 if result.ok else 1)
 
 
-@main.command()
+@main.command(short_help="Check toolchains, versions and builds per variant.")
 @click.argument("variants", nargs=-1)
 def doctor(variants: tuple[str, ...]) -> None:
     """Say, per variant, whether its toolchain is here, its versions, and whether it is built.
@@ -131,7 +133,7 @@ def doctor(variants: tuple[str, ...]) -> None:
         raise SystemExit(1)
 
 
-@main.command()
+@main.command(short_help="Build task programs into build/.")
 @click.argument("variants", nargs=-1)
 @click.option("--force", is_flag=True, help="Rebuild even when up to date.")
 def build(variants: tuple[str, ...], force: bool) -> None:
@@ -162,7 +164,7 @@ def build_variants(chosen: list[tasks.Variant], force: bool = False, strict: boo
     return failed
 
 
-@main.command()
+@main.command(short_help="Install missing toolchains, then build.")
 @click.argument("variants", nargs=-1)
 def setup(variants: tuple[str, ...]) -> None:
     """Install missing toolchains (apt and pip, as root) and build the task programs.
@@ -194,7 +196,7 @@ def _parse_sleep(value: str) -> tuple[float, bool]:
     return sleep, auto
 
 
-@main.command()
+@main.command(short_help="Measure every variant at every N and store the runs.")
 @click.option(
     "--n",
     "n_list",
@@ -341,7 +343,7 @@ def _load(results: tuple[str, ...]):
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
 
 
-@main.command()
+@main.command(short_help="Draw figures from stored results.")
 @click.argument("results", nargs=-1, type=click.Path())
 @click.option(
     "--out",
@@ -374,7 +376,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
         click.echo(str(path))
 
 
-@main.command()
+@main.command(short_help="Print the variants x N table from stored results.")
 @click.argument("results", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
 @click.option(
@@ -395,7 +397,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
         raise InputError(str(e)) from None
 
 
-@main.command("limits")
+@main.command("limits", short_help="Show thread/process limits and who hits them.")
 @click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
 @click.argument("variants", nargs=-1)
 def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
