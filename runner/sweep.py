@@ -241,6 +241,22 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     return end
 
 
+def _unrunnable(cell: Cell, ready: tasks.Readiness, opts: SweepOptions) -> limits.Verdict | None:
+    """Why a cell cannot run at all (it still gets a row: no variant is skipped silently)."""
+    name = cell.variant.name
+    if not ready.usable:
+        return limits.Verdict(
+            "failed",
+            "toolchain-missing",
+            "toolchain missing: " + "; ".join(ready.problems),
+            f"memrun doctor {name}  (then memrun setup)",
+        )
+    build_error = opts.build_errors.get(cell.variant.folder.name)
+    if build_error:
+        return limits.Verdict("failed", "build-failed", build_error, f"memrun build {name}")
+    return None
+
+
 def _run_cell(
     cell: Cell,
     ready: tasks.Readiness,
@@ -254,30 +270,8 @@ def _run_cell(
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
     sleep = opts.sleep
     common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
-    if not ready.usable:
-        verdict = limits.Verdict(
-            "failed",
-            "toolchain-missing",
-            "toolchain missing: " + "; ".join(ready.problems),
-            f"memrun doctor {cell.variant.name}  (then memrun setup)",
-        )
-        row = _row(
-            cell,
-            None,
-            verdict,
-            attempt=1,
-            sleep=sleep,
-            timeout=None,
-            argv=[],
-            env={},
-            flag_reasons=[],
-            **common,
-        )
-        opts.out.add_run(row)
-        return [row]
-    build_error = opts.build_errors.get(cell.variant.folder.name)
-    if build_error:
-        verdict = limits.Verdict("failed", "build-failed", build_error, f"memrun build {cell.variant.name}")
+    verdict = _unrunnable(cell, ready, opts)
+    if verdict:
         row = _row(
             cell,
             None,
