@@ -313,7 +313,8 @@ def find_tool(tool: Tool) -> FoundTool:
             first = next((line for line in text.splitlines() if version in line), version)
             return FoundTool(tool.name, path, version, first.strip(), None)
     need = f" >= {tool.min_version}" if tool.min_version else ""
-    problem = f"{tool.name}{need} not found" + (f" (saw: {'; '.join(seen)})" if seen else "")
+    looked = f"looked for {', '.join(tool.find)}"
+    problem = f"{tool.name}{need} not found ({looked}" + (f"; saw: {'; '.join(seen)})" if seen else ")")
     return FoundTool(tool.name, None, None, None, problem)
 
 
@@ -364,7 +365,8 @@ def readiness(variant: Variant) -> Readiness:
         need = sorted(
             {n for b in tf.builds for n in _tools_in([a for c in b.commands for a in c], tf.tools)} & missing
         )
-        problems.append("no build alternative is usable: missing " + ", ".join(need))
+        if not set(need) <= (required | run_tools):
+            problems.append("no build alternative is usable: missing " + ", ".join(need))
     return Readiness(variant, tools, chosen, problems)
 
 

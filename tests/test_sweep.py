@@ -128,3 +128,29 @@ def test_sigterm_also_kills_the_run(tmp_path, sig):
     p.communicate(timeout=30)
     assert p.returncode == 130
     assert processes_with(str(FIXTURE_TASKS / "fake" / "fake.py")) == []
+
+
+def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):
+    import shutil
+
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks_dir)
+    ghost = tasks_dir / "ghost"
+    ghost.mkdir()
+    (ghost / "task.toml").write_text(
+        '[task]\ndescription = "needs a compiler nobody has"\ninstall = "apt-get install ghostc"\n'
+        '[tools.ghostc]\nfind = ["memrun-no-such-compiler"]\n'
+        '[[build]]\ncommands = [["{ghostc}", "main.g"]]\n'
+        '[[variant]]\nname = "ghost"\nrun = ["{build}/ghost", "{n}", "{sleep}"]\n'
+    )
+    env = {"MEMRUN_TASKS": str(tasks_dir)}
+    doctor = run("doctor", "ghost", tmp_path=tmp_path, env=env)
+    assert doctor.returncode == 1 and "apt-get install ghostc" in doctor.stdout
+    assert run("doctor", "fake", tmp_path=tmp_path, env=env).returncode == 0
+    out = tmp_path / "res"
+    p = run("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    by_variant = {r["variant"]: r for r in rows(out)}
+    assert by_variant["fake"]["verdict"] == "valid"
+    assert by_variant["ghost"]["verdict"] == "failed" and by_variant["ghost"]["code"] == "toolchain-missing"
+    assert "memrun-no-such-compiler" in by_variant["ghost"]["reason"]
