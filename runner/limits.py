@@ -671,12 +671,20 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
     )
     remedy = f"use --sleep auto or --sleep {math.ceil(2 * spawn)}"
     reached = _limits_reached(run)
+    blocking = [hit for hit in predict(run.n, run.per_task, run.limits) if hit.target is not None]
     if reached:
         # A runtime that waits for a thread to end before starting the next (the JVM under pid_max)
         # is slow because of the limit: a longer sleep would only make it fail outright.
         keys = [key for key, _ in reached]
         reason += f"; threads peaked at {run.threads:,}, at {LABELS[keys[0]]}"
         remedy = f"{_thread_remedy(run, keys)}; then {remedy}"
+    elif blocking:
+        # Not stopped by a limit yet (threads peaked below it), but N tasks cannot all exist here:
+        # a longer sleep alone would end at the limit, so --sleep auto does not re-run it.
+        reason += f"; threads peaked at {run.threads:,}, and N also exceeds " + ", ".join(
+            hit.limit for hit in blocking
+        )
+        remedy = f"--raise-limits (root), then --sleep {math.ceil(2 * spawn)}"
     return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
 
 

@@ -259,9 +259,19 @@ def test_java_spawning_longer_than_the_sleep():
     v = limits.classify(r, 100_000, 1, JAVA, HERE)
     assert (v.verdict, v.code) == ("invalid", "spawn-outlasted-sleep")
     assert v.reason == (
-        "spawning took 36.3 s, longer than the 1 s sleep: the 100000 tasks were never all alive at once"
+        "spawning took 36.3 s, longer than the 1 s sleep: the 100000 tasks were never all alive at once; "
+        "threads peaked at 6,199, and N also exceeds kernel.pid_max, vm.max_map_count"
     )
-    assert v.remedy == "use --sleep auto or --sleep 73"
+    # a longer sleep alone would run into the limits: raise them first
+    assert v.remedy == "--raise-limits (root), then --sleep 73"
+
+
+def test_spawning_longer_than_the_sleep_within_limits_suggests_a_longer_sleep():
+    # go at 1M tasks on 2 cores: no OS thread per task, no limit in the way
+    r = result(ready_n=1_000_000, ready_s=12.2, wall_s=22.3, threads_max=5)
+    v = limits.classify(r, 1_000_000, 10, {}, HERE)
+    assert v.code == "spawn-outlasted-sleep"
+    assert v.remedy == "use --sleep auto or --sleep 25"
 
 
 def test_java_exit_zero_after_minutes_at_pid_max_asks_for_the_limit_first():
