@@ -91,3 +91,17 @@ def test_help_explains_every_command(tmp_path):
     p = run("--help", tmp_path=tmp_path)
     for command in ("measure", "sweep", "report", "plot", "doctor", "build", "limits", "setup"):
         assert command in p.stdout
+
+
+def test_build_skips_what_is_up_to_date_and_names_a_failed_variant(tmp_path):
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks_dir)
+    env = {"MEMRUN_TASKS": str(tasks_dir)}
+    first = run("build", tmp_path=tmp_path, env=env)
+    assert first.returncode == 0 and "built" in first.stderr
+    second = run("build", tmp_path=tmp_path, env=env)
+    assert second.returncode == 0 and "up to date" in second.stderr
+    (tasks_dir / "fake" / "fake.py").write_text("def broken(:\n")
+    third = run("build", tmp_path=tmp_path, env=env)
+    assert third.returncode == 1
+    assert "build of fake failed" in third.stderr and "SyntaxError" in third.stderr

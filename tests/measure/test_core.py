@@ -197,3 +197,16 @@ def test_non_root_run_gives_null_cgroup_with_reason(tmp_path):
     d = json.loads(out.stdout)
     assert d["cgroup_peak"] is None and d["cgroup_reason"]
     assert 0 < d["peak_rss"] < 5 * MIB
+
+
+@pytest.mark.parametrize("cgroup", ["auto", "none"])
+def test_a_crash_leaves_no_process_behind(cgroup):
+    """The program dies by a signal while its (escaped) child sleeps on: the child goes too."""
+    mark = marker()
+    code = (
+        f"import os, time\nif os.fork() == 0:\n    os.setsid(); time.sleep(1000)  # {mark}\n"
+        "time.sleep(0.5); os.abort()"
+    )
+    r = measure([sys.executable, "-c", code], cgroup=cgroup)
+    assert r.signal == "SIGABRT"
+    assert processes_with(mark) == []
