@@ -105,3 +105,17 @@ def test_build_skips_what_is_up_to_date_and_names_a_failed_variant(tmp_path):
     third = run("build", tmp_path=tmp_path, env=env)
     assert third.returncode == 1
     assert "build of fake failed" in third.stderr and "SyntaxError" in third.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("sweep", "--repeat", "0"), "--repeat"),
+        (("measure", "--timeout", "-3", "--", "true"), "--timeout"),
+        (("sweep", "--bogus"), "--bogus"),
+        (("nosuch",), "nosuch"),
+        (("limits", "--n", "abc"), "--n"),
+    ],
+)
+def test_option_errors_are_one_line(tmp_path, args, words):
+    _one_line_error(run(*args, tmp_path=tmp_path), words)
