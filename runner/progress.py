@@ -66,8 +66,9 @@ class SweepPrinter:
         figure = f"{peak / MB:9,.1f} MB" if peak is not None and row["verdict"] == "valid" else f"{'-':>12}"
         ready = f"ready {row['ready_s']:.1f} s" if row.get("ready_s") is not None else "no ready"
         detail = "" if row["verdict"] == "valid" else f"  {row['reason']}"
+        done = round(10 * i / total)
         click.echo(
-            f"[{i:>{len(str(total))}}/{total}] {row['variant']:<15} N={row['n']:>10,} {figure}  "
+            f"[{'#' * done}{'.' * (10 - done)}] {i:>{len(str(total))}}/{total} {row['variant']:<15} N={row['n']:>10,} {figure}  "
             f"{row['verdict']:<7} ({ready}, wall {row.get('wall_s') or 0:.1f} s)  "
             f"ETA {_duration(eta)}{detail}"
         )
