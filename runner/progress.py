@@ -68,7 +68,8 @@ class SweepPrinter:
         detail = "" if row["verdict"] == "valid" else f"  {row['reason']}"
         done = round(10 * i / total)
         click.echo(
-            f"[{'#' * done}{'.' * (10 - done)}] {i:>{len(str(total))}}/{total} {row['variant']:<15} N={row['n']:>10,} {figure}  "
+            f"[{'#' * done}{'.' * (10 - done)}] {i:>{len(str(total))}}/{total} "
+            f"{row['variant']:<15} N={row['n']:>10,} {figure}  "
             f"{row['verdict']:<7} ({ready}, wall {row.get('wall_s') or 0:.1f} s)  "
             f"ETA {_duration(eta)}{detail}"
         )
