@@ -210,3 +210,27 @@ def test_a_crash_leaves_no_process_behind(cgroup):
     r = measure([sys.executable, "-c", code], cgroup=cgroup)
     assert r.signal == "SIGABRT"
     assert processes_with(mark) == []
+
+
+def test_ctrl_c_on_memrun_measure_leaves_no_process(tmp_path):
+    import signal
+    import time
+
+    mark = marker()
+    code = f"import os, time\nif os.fork() == 0: os.setsid()\ntime.sleep(1000)  # {mark}"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "runner", "measure", "--", sys.executable, "-c", code],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    # memrun, its launcher, the program and its child all carry the marker in their command line
+    while len(processes_with(mark)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(processes_with(mark)) == 4
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "interrupted" in err
+    assert processes_with(mark) == []
