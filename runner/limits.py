@@ -19,7 +19,6 @@ import math
 import os
 import re
 import resource
-import signal
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,8 @@ from typing import TYPE_CHECKING, Literal
 
 from runner.measure import cgroups
 from runner.measure.result import MIB, RunResult
+from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
+from runner.signals import sigterm_raises
 
 if TYPE_CHECKING:
     from runner.tasks import Variant
@@ -779,34 +780,6 @@ def plan(n: int, per_task_list: Iterable[dict], limits: Limits) -> list[Change]:
     return changes
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM as an exception, so `finally` puts the limits back before memrun ends.
-
-    A KeyboardInterrupt, so the callers' Ctrl-C handling (measure() kills the run) applies to it.
-    """
-
-
-def _raise_on_sigterm(signum: int, _frame: object) -> None:
-    raise Terminated(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """Make SIGTERM raise, unless the caller already installed a handler of its own (the sweep does)."""
-    if callable(signal.getsignal(signal.SIGTERM)):
-        yield
-        return
-    try:
-        previous = signal.signal(signal.SIGTERM, _raise_on_sigterm)
-    except ValueError:  # not the main thread: signals cannot be handled here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 @contextlib.contextmanager
 def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]:
     """Apply changes, then undo every one that was applied, however the body ends.
@@ -815,7 +788,7 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
     the others raised.
     """
     done: list[Change] = []
-    with _sigterm_raises():
+    with sigterm_raises():
         try:
             for change in changes:
                 try:

@@ -10,17 +10,17 @@ import contextlib
 import math
 import os
 import shlex
-import signal
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from runner import hostinfo, limits, tasks
 from runner.measure import RunResult, Sample, measure
 from runner.results import ResultsDir
+from runner.signals import sigterm_raises
 
 DEFAULT_SLEEP = 10.0
 
@@ -150,24 +150,6 @@ def _timeline(result: RunResult) -> list[list[float | int | None]]:
     return [[s.t, s.rss, s.threads, s.procs, s.cgroup] for s in result.timeline]
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """A `kill` of memrun ends the sweep like Ctrl-C: the run is killed, its rows are kept."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, Any]:
     """Run the missing cells; return the sweep's end record (also appended to sweeps.jsonl)."""
     p = progress or Progress()
@@ -206,7 +188,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
             max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log
         )
     try:
-        with _sigterm_as_interrupt(), limit_ctx:
+        with sigterm_raises(), limit_ctx:
             for i, cell in enumerate(todo, 1):
                 rows = _run_cell(
                     cell,
