@@ -222,20 +222,17 @@ def measure(
         interrupted = True
         raise
     finally:
-        # Whatever happened, nothing of the run survives this block.
-        if timed_out or interrupted or not report.exited.is_set():
-            _kill_group(report.pid)
-            if cg:
-                cg.kill_all()
-        report.exited.wait(10)
-        if report.pid is not None:
-            _kill_group(report.pid)
+        # Whatever happened, nothing of the run survives this block. Normally the program has
+        # exited and this only takes what it left behind; after a timeout or Ctrl-C it takes the
+        # program too. Three nets: its process group, its cgroup (catches setsid escapees) and,
+        # without a cgroup, the launcher's descendants (it is their subreaper).
+        _kill_group(report.pid)
         if cg:
             cg.kill_all()
-        if report.pid is not None:
-            for pid in procfs.descendants(proc.pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+        for pid in procfs.descendants(proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        report.exited.wait(10)
         report.done.wait(10)
         try:
             proc.wait(timeout=10)

@@ -3,7 +3,7 @@
  *
  * Why a separate C program: on Linux a child's ru_maxrss starts at the high-water mark of the
  * address space it had before exec, so a program forked straight from a Python runner holding
- * 300 MB reports >= 300 MB for `true`.  This launcher is exec'd fresh (a few hundred KiB), so the
+ * 300 MB reports >= 300 MB for `true`.  This launcher is exec'd fresh (about 1.5 MiB RSS), so the
  * program it forks inherits almost nothing, and the rusage it reads with wait4() is the program's own.
  *
  * It also does what must happen between fork and exec: own process group (so the whole tree can be
