@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable
 from runner import tasks
 
 
-def plan(variants: Iterable[tasks.Variant]) -> tuple[list[str], list[str], list[str]]:
-    """(apt packages, pip packages, hints for what no package here installs) for unusable variants."""
+def plan(folders: Iterable[tasks.TaskFolder]) -> tuple[list[str], list[str], list[str]]:
+    """(apt packages, pip packages, hints for what no package here installs) for these folders."""
     apt: list[str] = []
     pip: list[str] = []
     hints: list[str] = []
-    for tf in missing_folders(variants):
+    for tf in folders:
         if not tf.apt and not tf.pip:
             hints.append(f"{tf.name}: {tf.install}")
         apt += [p for p in tf.apt if p not in apt]
@@ -35,7 +35,7 @@ def missing_folders(variants: Iterable[tasks.Variant]) -> list[tasks.TaskFolder]
 def install(variants: list[tasks.Variant], log: Callable[[str], None]) -> list[str]:
     """Install the missing packages; return problems that remain (one line each)."""
     todo = missing_folders(variants)
-    apt, pip, hints = plan(variants)
+    apt, pip, hints = plan(todo)
     problems = list(hints)
     if apt:
         if os.geteuid() != 0:
@@ -58,9 +58,7 @@ def install(variants: list[tasks.Variant], log: Callable[[str], None]) -> list[s
             problems.append(f"{' '.join(argv)} failed")
     for tf in todo:
         for command in tf.post_install:
-            argv = [
-                a.replace("{python}", sys.executable).replace("{python_prefix}", sys.prefix) for a in command
-            ]
+            argv = [tasks.expand_python(a) for a in command]
             log("$ " + " ".join(argv))
             if subprocess.run(argv).returncode != 0:
                 problems.append(f"{tf.name}: post-install step failed: {' '.join(argv)}")

@@ -31,7 +31,6 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from runner.report import (
     DAGGER,
     KIB,
-    MB,
     caption,
     cell_status,
     check_metric,
@@ -46,6 +45,7 @@ from runner.report import (
     usual_sleep,
 )
 from runner.results import METRICS, SPREAD_LIMIT, summarize
+from runner.textfmt import MB
 
 # Text stays text in SVG (searchable, testable, editable in a blog); light frame like the article.
 STYLE = {

@@ -10,8 +10,7 @@ import click
 
 from runner.measure import Sample
 from runner.sweep import Cell, Progress
-
-MB = 1_000_000
+from runner.textfmt import MB
 
 
 def _duration(seconds: float | None) -> str:

@@ -275,8 +275,13 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text)[:4])
 
 
+def expand_python(text: str) -> str:
+    """{python} and {python_prefix}: the interpreter running memrun, so pip installs land beside it."""
+    return text.replace("{python}", sys.executable).replace("{python_prefix}", sys.prefix)
+
+
 def _candidates(pattern: str) -> list[str]:
-    pattern = pattern.replace("{python}", sys.executable).replace("{python_prefix}", sys.prefix)
+    pattern = expand_python(pattern)
     expanded = os.path.expandvars(pattern)
     if "$" in expanded:
         return []
