@@ -42,6 +42,15 @@ def select_variants(names: tuple[str, ...] | list[str]) -> list[tasks.Variant]:
     return [known[n] for n in dict.fromkeys(names)]
 
 
+INTERVAL_OPTION = click.option(
+    "--interval",
+    type=click.FloatRange(min=1),
+    default=50.0,
+    show_default=True,
+    help="Milliseconds between samples of the process tree (the timeline's resolution).",
+)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memrun")
 def main() -> None:
@@ -61,13 +70,7 @@ def main() -> None:
     default=None,
     help="Kill the whole process tree after this many seconds.",
 )
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=1),
-    default=50.0,
-    show_default=True,
-    help="Milliseconds between samples of the process tree (timeline resolution).",
-)
+@INTERVAL_OPTION
 @click.option(
     "--cgroup",
     type=click.Choice(["auto", "v2", "v1", "none"]),
@@ -242,13 +245,7 @@ def _parse_sleep(value: str) -> tuple[float, bool]:
     default=None,
     help="Kill a run after this many seconds [default: 2 x sleep + 90].",
 )
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=1),
-    default=50.0,
-    show_default=True,
-    help="Milliseconds between memory samples.",
-)
+@INTERVAL_OPTION
 @click.option(
     "--raise-limits",
     is_flag=True,
@@ -318,9 +315,9 @@ def sweep(
         sys.exit(130)
     except ResultsError as e:
         raise InputError(str(e)) from None
-    except PermissionError as e:  # limits.NotRootError, or /proc/sys not writable here
+    except OSError as e:  # a limit that cannot be raised, or the results disk failing
         printer.clear()
-        raise click.ClickException(f"--raise-limits: {e}") from None
+        raise click.ClickException(f"sweep stopped, finished runs are kept in {out.path}: {e}") from None
     printer.clear()
     ratio = end["total_wall_s"] / end["programs_wall_s"] if end["programs_wall_s"] else float("nan")
     click.echo(
