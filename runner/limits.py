@@ -240,60 +240,42 @@ def _need(per_task: dict, key: str) -> int:
     return int(per_task.get(key, 0) or 0)
 
 
+def _sysctl_hit(key: str, needed: int, limits: Limits, ceiling: int | None = None) -> Hit | None:
+    """A kernel.* / vm.* limit below what N needs, and the sysctl that lifts it (with headroom)."""
+    current = _int(limits, key)
+    if current is None or needed <= current:
+        return None
+    target = _round_up(needed + HEADROOM)
+    if ceiling is not None:
+        target = min(ceiling, target)
+    return Hit(key, LABELS[key], current, needed, target, f"sysctl -w {LABELS[key]}={target}")
+
+
 def _pid_max_hit(threads: int, limits: Limits) -> Hit | None:
-    current = _int(limits, "pid_max")
-    if current is None or threads == 0:
+    if threads == 0:
         return None
     needed = threads + (_int(limits, "threads_now") or 0) + BASE_THREADS + RESERVED_PIDS
-    if needed <= current:
-        return None
-    if needed > PID_MAX_LIMIT:
+    hit = _sysctl_hit("pid_max", needed, limits, ceiling=PID_MAX_LIMIT)
+    if hit and needed > PID_MAX_LIMIT:
         return Hit(
-            "pid_max",
-            LABELS["pid_max"],
-            current,
+            hit.key,
+            hit.limit,
+            hit.current,
             needed,
             PID_MAX_LIMIT,
             f"impossible here: more than {PID_MAX_LIMIT:,} PIDs (the kernel maximum); run fewer tasks",
         )
-    target = min(PID_MAX_LIMIT, _round_up(needed + HEADROOM))
-    return Hit("pid_max", LABELS["pid_max"], current, needed, target, f"sysctl -w kernel.pid_max={target}")
+    return hit
 
 
 def _threads_max_hit(threads: int, limits: Limits) -> Hit | None:
-    current = _int(limits, "threads_max")
-    if current is None or threads == 0:
+    if threads == 0:
         return None
-    needed = threads + (_int(limits, "threads_now") or 0) + BASE_THREADS
-    if needed <= current:
-        return None
-    target = _round_up(needed + HEADROOM)
-    return Hit(
-        "threads_max",
-        LABELS["threads_max"],
-        current,
-        needed,
-        target,
-        f"sysctl -w kernel.threads-max={target}",
-    )
+    return _sysctl_hit("threads_max", threads + (_int(limits, "threads_now") or 0) + BASE_THREADS, limits)
 
 
 def _map_count_hit(maps: int, limits: Limits) -> Hit | None:
-    current = _int(limits, "max_map_count")
-    if current is None or maps == 0:
-        return None
-    needed = maps + BASE_MAPS
-    if needed <= current:
-        return None
-    target = _round_up(needed + HEADROOM)
-    return Hit(
-        "max_map_count",
-        LABELS["max_map_count"],
-        current,
-        needed,
-        target,
-        f"sysctl -w vm.max_map_count={target}",
-    )
+    return _sysctl_hit("max_map_count", maps + BASE_MAPS, limits) if maps else None
 
 
 def _nproc_hit(threads: int, limits: Limits) -> Hit | None:
