@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from runner import __version__, install, tasks
-from runner.measure import measure as measure_run
+from runner import __version__, tasks
+from runner.inputs import SleepSpec, parse_n, parse_n_list
 from runner.measure.launcher import LauncherError, ensure_launcher
-from runner.nparse import parse_n, parse_n_list
 from runner.results import METRICS, ResultsDir, ResultsError
-from runner.textfmt import format_run
+from runner.tasks import install
 
 
 class InputError(click.ClickException):
@@ -93,6 +93,9 @@ def measure(
 
     Exit status: 0 when the command exited 0, 1 when it failed, timed out or was killed.
     """
+    from runner.measure import measure as measure_run
+    from runner.show.runtext import format_run
+
     try:
         result = measure_run(list(command), timeout=timeout, interval=interval / 1000.0, cgroup=cgroup)
     except LauncherError as e:
@@ -132,6 +135,8 @@ def doctor(variants: tuple[str, ...]) -> None:
             bad += 1
             click.echo(f"{v.name:<15} MISSING  {'; '.join(r.problems)}")
             click.echo(f"{'':<15}          fix: {v.folder.install or 'see ' + str(v.folder.manifest)}")
+            for argv in install.commands(v.folder):
+                click.echo(f"{'':<15}          memrun setup runs: {shlex.join(argv)}")
     if bad:
         raise SystemExit(1)
 
@@ -141,30 +146,13 @@ def doctor(variants: tuple[str, ...]) -> None:
 @click.option("--force", is_flag=True, help="Rebuild even when up to date.")
 def build(variants: tuple[str, ...], force: bool) -> None:
     """Build task programs (default: all) into build/, skipping what is up to date."""
-    chosen = select_variants(variants)
-    build_variants(chosen, force=force)
-
-
-def build_variants(chosen: list[tasks.Variant], force: bool = False, strict: bool = True) -> dict[str, str]:
-    """Build each folder once, with progress; returns {folder: error} for failed builds."""
-    failed: dict[str, str] = {}
-    folders = tasks.folders(chosen)
-    for i, tf in enumerate(folders, 1):
-        v = next(x for x in chosen if x.folder is tf)
-        names = ", ".join(x.name for x in tf.variants)
-        click.echo(f"[build {i}/{len(folders)}] {tf.name} ({names}): ", nl=False, err=True)
-        try:
-            ran = tasks.build(
-                v, log=lambda line: click.echo(f"\n  $ {line}", nl=False, err=True), force=force
-            )
-        except tasks.BuildError as e:
-            click.echo(f"\n  FAILED\n{e}", err=True)
-            failed[tf.name] = str(e).splitlines()[0]
-            continue
-        click.echo("\n  built" if ran else "up to date", err=True)
-    if failed and strict:
+    failed = tasks.build_all(select_variants(variants), log=_err, force=force)
+    if failed:
         raise click.ClickException(f"build failed for {', '.join(failed)}")
-    return failed
+
+
+def _err(line: str) -> None:
+    click.echo(line, err=True)
 
 
 @main.command(short_help="Install missing toolchains, then build.")
@@ -180,23 +168,12 @@ def setup(variants: tuple[str, ...]) -> None:
     for p in problems:
         click.echo(f"cannot install: {p}", err=True)
     usable = [v for v in chosen if tasks.readiness(v).usable]
-    build_variants(usable)
+    failed = tasks.build_all(usable, log=_err)
+    if failed:
+        raise click.ClickException(f"build failed for {', '.join(failed)}")
     if len(usable) < len(chosen):
         missing = ", ".join(v.name for v in chosen if v not in usable)
         raise click.ClickException(f"not usable here: {missing} (see memrun doctor)")
-
-
-def _parse_sleep(value: str) -> tuple[float, bool]:
-    """`10` -> (10, False); `auto` -> (10, True); `auto:2` -> (2, True): start at 2 s, extend as needed."""
-    auto = value == "auto" or value.startswith("auto:")
-    text = value[5:] if value.startswith("auto:") else ("10" if auto else value)
-    try:
-        sleep = float(text)
-    except ValueError:
-        raise InputError(f"--sleep must be seconds or 'auto', got {value!r}") from None
-    if not 0 < sleep <= 86400:
-        raise InputError(f"--sleep must be between 0 and 86400 seconds, got {value!r}")
-    return sleep, auto
 
 
 @main.command(short_help="Measure every variant at every N and store the runs.")
@@ -270,27 +247,21 @@ def sweep(
     their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
     """
     from runner import sweep as sweeping
-    from runner.progress import SweepPrinter
+    from runner.show.progress import SweepPrinter
 
     try:
         ns = parse_n_list(n_list)
     except ValueError as e:
         raise InputError(f"--n: {e}") from None
-    sleep, auto = _parse_sleep(sleep_text)
+    try:
+        sleep = SleepSpec.parse(sleep_text)
+    except ValueError as e:
+        raise InputError(str(e)) from None
     if raise_limits and os.geteuid() != 0:
         raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
-    variants = select_variants(variant_names)
     out = ResultsDir(out_dir)
-    try:
-        out.check_writable()
-        if resume:
-            out.existing_rows()
-    except ResultsError as e:
-        raise InputError(str(e)) from None
-    usable = [v for v in variants if tasks.readiness(v).usable]
-    build_errors = build_variants(usable, strict=False)
     opts = sweeping.SweepOptions(
-        variants=variants,
+        variants=select_variants(variant_names),
         ns=ns,
         sleep=sleep,
         repeat=repeat,
@@ -299,9 +270,11 @@ def sweep(
         timeout=timeout,
         interval=interval / 1000.0,
         raise_limits=raise_limits,
-        auto=auto,
-        build_errors=build_errors,
     )
+    try:
+        sweeping.prepare(opts, log=_err)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
     printer = SweepPrinter()
     try:
         end = sweeping.run_sweep(opts, printer.progress())
@@ -328,7 +301,8 @@ def sweep(
 
 
 def _load(results: tuple[str, ...]):
-    from runner.results import load_runs, load_sweeps
+    from runner.results.store import load_sweeps
+    from runner.results.summary import load_runs
 
     paths = [Path(p) for p in (results or ("results",))]
     try:
@@ -360,7 +334,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
     """
     runs, sweeps = _load(results)
-    from runner.plot import plot_results
+    from runner.show.plot import plot_results
 
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -386,7 +360,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
     until all N tasks were spawned, and the verdict with its reason where no run was valid.
     """
     runs, sweeps = _load(results)
-    from runner.report import render
+    from runner.show.report import render
 
     try:
         click.echo(render(runs, fmt, metric, sweeps=sweeps))
@@ -404,7 +378,7 @@ def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
     and overcommit. With --n, each variant that needs an OS thread per task is checked against
     them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`).
     """
-    from runner.limits import limits_report
+    from runner.show.limits import limits_report
 
     n = None
     if n_text is not None:

@@ -1,6 +1,6 @@
 """Run every (variant, N, repeat) cell, one at a time, through the measurement core.
 
-Each run is judged (runner.limits.classify) and appended to the results directory the moment it
+Each run is judged (runner.verdict.classify) and appended to the results directory the moment it
 ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
 """
 
@@ -17,12 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import hostinfo, limits, tasks
+from runner import hostinfo, tasks, verdict
+from runner.inputs import DEFAULT_SLEEP, SleepSpec
+from runner.limits import predict, read_limits
+from runner.limits.raising import raised_limits
 from runner.measure import RunResult, Sample, measure
-from runner.results import ResultsDir
+from runner.results import ResultsDir, RunRecord
 from runner.signals import sigterm_raises
-
-DEFAULT_SLEEP = 10.0
 
 
 def default_timeout(sleep: float) -> float:
@@ -50,22 +51,15 @@ class Cell:
 class SweepOptions:
     variants: list[tasks.Variant]
     ns: list[int]
-    sleep: float  # seconds each task sleeps (the first attempt's, with auto)
+    sleep: SleepSpec
     repeat: int
     out: ResultsDir
     resume: bool = False
     timeout: float | None = None
     interval: float = 0.05
     raise_limits: bool = False
-    auto: bool = False  # --sleep auto: re-run a cell whose spawning outlasted the sleep
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
-
-    @property
-    def sleep_spec(self) -> str:
-        if self.auto:
-            return "auto" if self.sleep == DEFAULT_SLEEP else f"auto:{tasks.format_sleep(self.sleep)}"
-        return tasks.format_sleep(self.sleep)
 
 
 @dataclass
@@ -74,7 +68,7 @@ class Progress:
 
     on_start: Callable[[Cell, int, int, float], None] = lambda cell, i, total, sleep: None
     on_sample: Callable[[Cell, Sample], None] = lambda cell, s: None
-    on_row: Callable[[dict[str, Any], int, int, float | None], None] = lambda row, i, total, eta: None
+    on_row: Callable[[RunRecord, int, int, float | None], None] = lambda record, i, total, eta: None
     log: Callable[[str], None] = lambda line: None
 
 
@@ -88,14 +82,14 @@ def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
     return {
         (r["variant"], int(r["n"]), int(r.get("repeat", 0)))
         for r in opts.out.existing_rows()
-        if not r.get("superseded") and str(r.get("sleep_requested")) == opts.sleep_spec
+        if not r.get("superseded") and str(r.get("sleep_requested")) == str(opts.sleep)
     }
 
 
-def _row(
+def _record(
     cell: Cell,
     result: RunResult | None,
-    verdict: limits.Verdict,
+    judged: verdict.Verdict,
     *,
     sweep_id: str,
     attempt: int,
@@ -106,44 +100,28 @@ def _row(
     env: dict[str, str],
     flag_reasons: list[str],
     versions: dict[str, str],
-) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "sweep_id": sweep_id,
-        "run_id": uuid.uuid4().hex[:12],
-        "variant": cell.variant.name,
-        "folder": cell.variant.folder.name,
-        "n": cell.n,
-        "repeat": cell.repeat,
-        "attempt": attempt,
-        "sleep_requested": opts.sleep_spec,
-        "sleep_s": sleep,
-        "timeout_s": timeout,
-        "command": shlex.join(argv) if argv else None,
-        "env_extra": env,
-        "flag_reasons": flag_reasons,
-        "verdict": verdict.verdict,
-        "code": verdict.code,
-        "reason": verdict.reason,
-        "remedy": verdict.remedy,
-        "superseded": False,
-        "versions": versions,
-    }
-    if result is not None:
-        data = result.to_dict(timeline=False)
-        data.pop("argv")
-        row.update(data)
-    else:
-        row.update(
-            peak_rss=None,
-            cgroup_peak=None,
-            sampled_peak_rss=None,
-            ready_s=None,
-            wall_s=None,
-            exit_code=None,
-            signal=None,
-            started_at=None,
-        )
-    return row
+) -> RunRecord:
+    return RunRecord(
+        sweep_id=sweep_id,
+        run_id=uuid.uuid4().hex[:12],
+        variant=cell.variant.name,
+        folder=cell.variant.folder.name,
+        n=cell.n,
+        repeat=cell.repeat,
+        attempt=attempt,
+        sleep_requested=str(opts.sleep),
+        sleep_s=sleep,
+        timeout_s=timeout,
+        command=shlex.join(argv) if argv else None,
+        env_extra=env,
+        flag_reasons=flag_reasons,
+        verdict=judged.verdict,
+        code=judged.code,
+        reason=judged.reason,
+        remedy=judged.remedy,
+        versions=versions,
+        result=result,
+    )
 
 
 def _timeline(result: RunResult) -> list[list[float | int | None]]:
@@ -162,12 +140,12 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "event": "start",
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **hostinfo.describe(),
-        "limits": limits.read_limits(),
+        "limits": read_limits(),
         "versions": versions,
         "command": opts.command or shlex.join(sys.argv),
         "ns": opts.ns,
         "variants": [v.name for v in opts.variants],
-        "sleep": opts.sleep_spec,
+        "sleep": str(opts.sleep),
         "repeat": opts.repeat,
         "raise_limits": opts.raise_limits,
     }
@@ -184,9 +162,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     interrupted = False
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if opts.raise_limits and todo:
-        limit_ctx = limits.raised_limits(
-            max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log
-        )
+        limit_ctx = raised_limits(max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log)
     try:
         with sigterm_raises(), limit_ctx:
             for i, cell in enumerate(todo, 1):
@@ -200,7 +176,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
                     i,
                     len(todo),
                 )
-                program_wall += sum(r.get("wall_s") or 0.0 for r in rows)
+                program_wall += sum(r.result.wall_s for r in rows if r.result is not None)
                 finished += 1
                 elapsed = time.monotonic() - t_start
                 eta = elapsed / finished * (len(todo) - finished)
@@ -223,19 +199,14 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     return end
 
 
-def _unrunnable(cell: Cell, ready: tasks.Readiness, opts: SweepOptions) -> limits.Verdict | None:
+def _unrunnable(cell: Cell, ready: tasks.Readiness, opts: SweepOptions) -> verdict.Verdict | None:
     """Why a cell cannot run at all (it still gets a row: no variant is skipped silently)."""
     name = cell.variant.name
     if not ready.usable:
-        return limits.Verdict(
-            "failed",
-            "toolchain-missing",
-            "toolchain missing: " + "; ".join(ready.problems),
-            f"memrun doctor {name}  (then memrun setup)",
-        )
+        return verdict.toolchain_missing(name, ready.problems)
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
-        return limits.Verdict("failed", "build-failed", build_error, f"memrun build {name}")
+        return verdict.build_failed(name, build_error)
     return None
 
 
@@ -248,16 +219,16 @@ def _run_cell(
     p: Progress,
     i: int,
     total: int,
-) -> list[dict[str, Any]]:
+) -> list[RunRecord]:
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
-    sleep = opts.sleep
+    sleep = opts.sleep.seconds
     common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
-    verdict = _unrunnable(cell, ready, opts)
-    if verdict:
-        row = _row(
+    cannot = _unrunnable(cell, ready, opts)
+    if cannot:
+        record = _record(
             cell,
             None,
-            verdict,
+            cannot,
             attempt=1,
             sleep=sleep,
             timeout=None,
@@ -266,9 +237,9 @@ def _run_cell(
             flag_reasons=[],
             **common,
         )
-        opts.out.add_run(row)
-        return [row]
-    rows: list[dict[str, Any]] = []
+        opts.out.add_run(record)
+        return [record]
+    records: list[RunRecord] = []
     for attempt in (1, 2):
         argv, env, reasons = tasks.run_command(cell.variant, cell.n, sleep)
         timeout = opts.timeout if opts.timeout is not None else default_timeout(sleep)
@@ -281,11 +252,13 @@ def _run_cell(
             cwd=cell.variant.folder.dir,
             on_sample=lambda s: p.on_sample(cell, s),
         )
-        verdict = limits.classify(result, cell.n, sleep, cell.variant.per_task)
-        row = _row(
+        judged = verdict.classify(
+            result, cell.n, sleep, cell.variant.per_task, failures=cell.variant.failures
+        )
+        record = _record(
             cell,
             result,
-            verdict,
+            judged,
             attempt=attempt,
             sleep=sleep,
             timeout=timeout,
@@ -297,22 +270,33 @@ def _run_cell(
         # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
         # pid_max waits for threads to end before starting more, so no sleep would make it valid.
         retry = (
-            opts.auto
+            opts.sleep.auto
             and attempt == 1
-            and verdict.code == "spawn-outlasted-sleep"
+            and judged.code == "spawn-outlasted-sleep"
             and result.ready_s is not None
-            and not limits.predict(cell.n, cell.variant.per_task, limits.read_limits())
+            and not predict(cell.n, cell.variant.per_task, read_limits())
         )
         if retry:
-            row["superseded"] = True
-            row["remedy"] = f"re-run by --sleep auto with sleep {auto_sleep(result.ready_s, opts.sleep):g} s"
-        opts.out.add_run(row, _timeline(result))
-        rows.append(row)
+            longer = auto_sleep(result.ready_s, opts.sleep.seconds)
+            record = record.replace(superseded=True, remedy=f"re-run by --sleep auto with sleep {longer:g} s")
+        opts.out.add_run(record, _timeline(result))
+        records.append(record)
         if not retry:
             break
         p.log(
             f"  {cell.variant.name} N={cell.n:,}: spawning took {result.ready_s:.1f} s > sleep {sleep:g} s; "
-            f"running again with sleep {auto_sleep(result.ready_s, opts.sleep):g} s (--sleep auto)"
+            f"running again with sleep {longer:g} s (--sleep auto)"
         )
-        sleep = auto_sleep(result.ready_s, opts.sleep)
-    return rows
+        sleep = longer
+    return records
+
+
+def prepare(opts: SweepOptions, log: Callable[[str], None]) -> None:
+    """Everything before the first run, so a mistake stops the sweep before minutes of building:
+    the results directory is writable (and readable, for --resume), then every usable folder is
+    built; a failed build becomes the rows of its cells, not an exception."""
+    opts.out.check_writable()
+    if opts.resume:
+        opts.out.existing_rows()
+    usable = [v for v in opts.variants if tasks.readiness(v).usable]
+    opts.build_errors = tasks.build_all(usable, log)

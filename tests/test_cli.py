@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 
-from tests.test_sweep import FIXTURE_TASKS, run
+from tests.test_sweep import FIXTURE_TASKS, ROOT, run
 
 
 def _one_line_error(p, *words):
@@ -119,3 +121,14 @@ def test_build_skips_what_is_up_to_date_and_names_a_failed_variant(tmp_path):
 )
 def test_option_errors_are_one_line(tmp_path, args, words):
     _one_line_error(run(*args, tmp_path=tmp_path), words)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["limits"], ["doctor", "go"]])
+def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
+    code = (
+        "import sys\nfrom runner.cli import main\n"
+        f"try:\n    main({args!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout + p.stderr

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.results import load_runs, load_sweeps
+from runner.results import load_sweeps
+from runner.results.summary import load_runs
 from tests.conftest import processes_with
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):
     assert doctor.returncode == 1 and "apt-get install ghostc" in doctor.stdout
     assert run("doctor", "fake", tmp_path=tmp_path, env=env).returncode == 0
     out = tmp_path / "res"
-    p = run("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path, env=env)
+    p = run("sweep", "--n", "1", "--sleep", "1", "--out", str(out), tmp_path=tmp_path, env=env)
     assert p.returncode == 0, p.stderr
     by_variant = {r["variant"]: r for r in rows(out)}
     assert by_variant["fake"]["verdict"] == "valid"

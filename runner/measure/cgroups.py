@@ -130,7 +130,7 @@ class RunCgroup:
                 time.sleep(0.05)
 
 
-def _mounts() -> list[tuple[str, str, set[str]]]:
+def mounts() -> list[tuple[str, str, set[str]]]:
     """(mount point, fstype, super options) of every cgroup mount, from /proc/self/mountinfo."""
     out = []
     try:
@@ -149,7 +149,7 @@ def _mounts() -> list[tuple[str, str, set[str]]]:
     return out
 
 
-def _own_path(controller: str | None) -> str | None:
+def own_path(controller: str | None) -> str | None:
     """This process's cgroup path for a v1 controller, or the v2 path when controller is None."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
@@ -172,10 +172,10 @@ def detect(mode: str = "auto") -> tuple[str | None, Path | None, str | None]:
     """
     if mode == "none":
         return None, None, "cgroup measurement disabled (--cgroup none)"
-    mounts = _mounts()
+    table = mounts()
     reasons = []
     if mode in ("auto", "v2"):
-        for point, fstype, _opts in mounts:
+        for point, fstype, _opts in table:
             if fstype != "cgroup2":
                 continue
             try:
@@ -185,14 +185,14 @@ def detect(mode: str = "auto") -> tuple[str | None, Path | None, str | None]:
             if "memory" not in controllers:
                 reasons.append(f"cgroup v2 at {point} has no memory controller")
                 continue
-            own = _own_path(None) or "/"
+            own = own_path(None) or "/"
             return "v2", Path(point) / own.lstrip("/"), None
         if mode == "v2":
             return None, None, "; ".join(reasons) or "no cgroup v2 mount"
     if mode in ("auto", "v1"):
-        for point, fstype, opts in mounts:
+        for point, fstype, opts in table:
             if fstype == "cgroup" and "memory" in opts:
-                own = _own_path("memory") or "/"
+                own = own_path("memory") or "/"
                 return "v1", Path(point) / own.lstrip("/"), None
         reasons.append("no cgroup v1 memory controller mounted")
     return None, None, "; ".join(reasons) or "no memory cgroup found"

@@ -7,10 +7,10 @@ is None with a reason beside it, never a silent 0.
 from __future__ import annotations
 
 import signal
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
-MIB = 1024 * 1024
+from runner.units import MIB as MIB  # re-exported: measure callers use it
 
 
 @dataclass
@@ -86,6 +86,25 @@ class RunResult:
         if not timeline:
             d.pop("timeline")
         return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        """The inverse of to_dict, tolerant of records written before a field existed (None, or
+        the field's default) so that old results directories keep loading."""
+        kwargs: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in data:
+                kwargs[f.name] = data[f.name]
+            elif f.default is not MISSING or f.default_factory is not MISSING:
+                continue
+            else:
+                kwargs[f.name] = [] if f.name == "argv" else None
+        kwargs["timeline"] = [s if isinstance(s, Sample) else Sample(**s) for s in data.get("timeline", [])]
+        return cls(**kwargs)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
 
 
 def signal_name(signum: int) -> str:

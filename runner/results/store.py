@@ -1,4 +1,4 @@
-"""Stored results: one JSON line per run, one JSON line of metadata per sweep (pyperf-style split).
+"""The results store: one JSON line per run, one JSON line of metadata per sweep (pyperf-style split).
 
 A results directory holds `runs.jsonl` (appended and flushed as each run finishes, so a crash
 loses nothing), `sweeps.jsonl` (host, limits, versions, command line of each sweep) and
@@ -10,24 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from runner.results.record import RunRecord
 
 RUNS = "runs.jsonl"
 SWEEPS = "sweeps.jsonl"
 TIMELINES = "timelines.jsonl"
-
-# The metrics a user can ask for: column -> what it means (used in captions and --help).
-METRICS = {
-    "peak_rss": "peak RSS of the process tree (kernel high-water mark, or sampled tree sum if larger)",
-    "cgroup_peak": "peak of the run's memory cgroup (includes kernel memory and first-touched page cache)",
-    "sampled_peak_rss": "highest sampled sum of RSS over the process tree",
-}
-SPREAD_LIMIT = 0.05
 
 
 class ResultsError(ValueError):
@@ -69,7 +61,9 @@ class ResultsDir:
     def add_sweep(self, meta: dict[str, Any]) -> None:
         _append(self.path / SWEEPS, meta)
 
-    def add_run(self, row: dict[str, Any], timeline: list[Any] | None = None) -> None:
+    def add_run(self, record: RunRecord | Mapping[str, Any], timeline: list[Any] | None = None) -> None:
+        """Append one run (and its timeline first, so a run row never points at nothing)."""
+        row = record.to_json() if isinstance(record, RunRecord) else dict(record)
         if timeline is not None:
             _append(self.path / TIMELINES, {"run_id": row["run_id"], "timeline": timeline})
         _append(self.path / RUNS, row)
@@ -100,9 +94,6 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-REQUIRED = ("variant", "n", "verdict", "peak_rss")
-
-
 def _runs_files(paths: Iterable[Path]) -> list[Path]:
     files = []
     for p in map(Path, paths):
@@ -117,19 +108,21 @@ def _runs_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def load_runs(paths: Iterable[Path]) -> pd.DataFrame:
-    """All run rows of the given results directories (or runs.jsonl files) as one table."""
-    rows = []
+def load_records(paths: Iterable[Path]) -> list[tuple[Path, RunRecord]]:
+    """Every run record of the given results directories (or runs.jsonl files), with its directory."""
+    paths = list(paths)
+    out = []
     for f in _runs_files(paths):
         for i, row in enumerate(read_jsonl(f), 1):
-            missing = [k for k in REQUIRED if k not in row]
-            if missing:
-                raise ResultsError(f"{f}:{i}: record lacks {', '.join(missing)}")
-            row["source"] = str(f.parent)
-            rows.append(row)
-    if not rows:
+            try:
+                out.append((f.parent, RunRecord.from_json(row)))
+            except KeyError as e:
+                raise ResultsError(f"{f}:{i}: record lacks {e.args[0]}") from None
+            except TypeError as e:
+                raise ResultsError(f"{f}:{i}: record has a field of the wrong kind ({e})") from None
+    if not out:
         raise ResultsError("no run records in " + ", ".join(map(str, paths)))
-    return pd.DataFrame(rows)
+    return out
 
 
 def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
@@ -143,53 +136,3 @@ def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
     for record in merged.values():
         record.pop("event", None)
     return list(merged.values())
-
-
-def _reason(last: pd.Series, n_valid: int, metric: str) -> str:
-    """Why a cell has no number. A missing reason is NaN once in a DataFrame, which must not
-    become the text "nan"; valid runs without the metric (no cgroup on that machine) say so."""
-    if n_valid:
-        return f"no {metric} recorded"
-    reason = last.get("reason")
-    return reason if isinstance(reason, str) else ""
-
-
-def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
-    """One row per (variant, n): median, min and max of metric over valid repeats, the spread
-    flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
-
-    Superseded rows (an invalid run that --sleep auto ran again) are left out.
-    """
-    if "superseded" in runs:
-        runs = runs[~runs["superseded"].fillna(False).astype(bool)]
-    out = []
-    for (variant, n), cell in runs.groupby(["variant", "n"], sort=False):
-        valid = cell[cell["verdict"] == "valid"]
-        values = valid[metric].dropna() if metric in valid else pd.Series(dtype=float)
-        last = cell.iloc[-1]
-        rec: dict[str, Any] = {
-            "variant": variant,
-            "n": int(n),
-            "runs": len(cell),
-            "valid": len(valid),
-            "median": float(values.median()) if len(values) else None,
-            "min": float(values.min()) if len(values) else None,
-            "max": float(values.max()) if len(values) else None,
-            "spawn_s": float(valid["ready_s"].median()) if len(valid) else None,
-            "sleep_s": float(valid["sleep_s"].max()) if len(valid) else float(last.get("sleep_s", "nan")),
-            "verdict": "valid" if len(values) else str(last["verdict"]),
-            "reason": None if len(values) else _reason(last, len(valid), metric),
-        }
-        rec["spread"] = (rec["max"] - rec["min"]) / rec["median"] if rec["median"] else None
-        rec["spread_flag"] = bool(rec["spread"] is not None and rec["spread"] > SPREAD_LIMIT)
-        out.append(rec)
-    table = pd.DataFrame(out)
-    # Per-task cost against the same variant's N=1 baseline: (M(N) - M(1)) / N.
-    base = {r["variant"]: r["median"] for r in out if r["n"] == 1 and r["median"] is not None}
-    table["per_task"] = [
-        (r["median"] - base[r["variant"]]) / r["n"]
-        if r["median"] is not None and r["variant"] in base and r["n"] > 1
-        else None
-        for r in out
-    ]
-    return table

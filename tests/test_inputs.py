@@ -1,6 +1,6 @@
 import pytest
 
-from runner.nparse import MAX_N, parse_n_list
+from runner.inputs import MAX_N, parse_n_list
 
 
 @pytest.mark.parametrize(

@@ -11,15 +11,10 @@ and reason, because "failed at 100k threads" is a result and a 0 MB bar would be
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")  # figures are files; never needs (or waits for) a display
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,9 +23,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-from runner.report import (
+from runner.results.record import METRICS
+from runner.results.summary import SPREAD_LIMIT, summarize
+from runner.show.figure import FLAG_COLOR, MISSING, NOTE_COLOR, STYLE, fit_xlim, footnote, save, wrap
+from runner.show.text import (
     DAGGER,
-    KIB,
     caption,
     cell_status,
     check_metric,
@@ -44,23 +41,9 @@ from runner.report import (
     unusual_sleep,
     usual_sleep,
 )
-from runner.results import METRICS, SPREAD_LIMIT, summarize
-from runner.textfmt import MB
+from runner.units import KIB, MB
 
-# Text stays text in SVG (searchable, testable, editable in a blog); light frame like the article.
-STYLE = {
-    "svg.fonttype": "none",
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.titlesize": 9,
-    "figure.dpi": 100,
-    "savefig.dpi": 150,
-}
 WIDTH = 11.0  # inches: room for 10 variant names, a bar and a 40-character reason
-MISSING = {"color": "#e3e3e3", "hatch": "///", "edgecolor": "#8c8c8c", "linewidth": 0.6}
-NOTE_COLOR = "#555555"
-FLAG_COLOR = "#a34700"
 
 
 @dataclass
@@ -96,11 +79,11 @@ def plot_results(
     written: list[Path] = []
     with plt.rc_context(STYLE):
         for n in sorted({c["n"] for c in ctx.cells}):
-            written += _save(_bar_chart(ctx, n), out_dir, f"bars-n{n}-{metric}", formats)
-        written += _save(_loglog_chart(ctx), out_dir, f"loglog-{metric}", formats)
+            written += save(_bar_chart(ctx, n), out_dir, f"bars-n{n}-{metric}", formats)
+        written += save(_loglog_chart(ctx), out_dir, f"loglog-{metric}", formats)
         per_task = _per_task_chart(ctx)
         if per_task is not None:
-            written += _save(per_task, out_dir, f"per-task-{metric}", formats)
+            written += save(per_task, out_dir, f"per-task-{metric}", formats)
     return written
 
 
@@ -124,63 +107,9 @@ def _context(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str) -> _
     )
 
 
-def _save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
-    """Lay out once, then freeze: constrained layout would otherwise run again for every format,
-    and it is most of the cost (positions are fractions of the figure, so any dpi reuses them)."""
-    paths = []
-    try:
-        fig.draw_without_rendering()
-        fig.set_layout_engine("none")
-        for fmt in formats:
-            path = out_dir / f"{stem}.{fmt}"
-            fig.savefig(path, format=fmt)
-            paths.append(path)
-    finally:
-        plt.close(fig)
-    return paths
-
-
 def _dagger(ctx: _Context, cell: dict[str, Any]) -> str:
     sleep = unusual_sleep(cell, ctx.usual_sleep)
     return f"  {DAGGER}sleep {sleep:g} s" if sleep is not None else ""
-
-
-def _footnote(fig: Figure, lines: list[str]) -> None:
-    """Notes under the axes; supxlabel so that constrained layout reserves room for them."""
-    fig.supxlabel("\n".join(x for x in lines if x), x=0.01, ha="left", fontsize=8, color=NOTE_COLOR)
-
-
-def _fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin_px: float = 8) -> None:
-    """Widen the x range until every value label fits inside the axes.
-
-    Labels are placed in points beside their bar, so how much data range they need depends on the
-    final axes width; a fixed "max * 1.3" either clips long reasons or wastes half the figure.
-    Each label is (text, anchor x in data, +1 if it extends right / -1 if left). One layout pass
-    measures the labels (their size does not depend on the range); the range is then solved for.
-    """
-    for text, *_ in labels:
-        text.set_in_layout(False)  # else the layout shrinks the axes to make room for it, twice over
-    fig.draw_without_rendering()
-    width = ax.get_window_extent().width
-    needs = []
-    for text, x, side in labels:
-        ext = text.get_window_extent()
-        anchor = ax.transData.transform((x, 0))[0]
-        frac = ((ext.x1 - anchor if side > 0 else anchor - ext.x0) + margin_px) / width
-        if frac < 0.8:  # a label wider than that cannot fit whatever the range; don't squash the bars
-            needs.append((x, side, frac))
-    lo, hi = ax.get_xlim()
-    for _ in range(20):  # both ends move each other; converges in a few rounds
-        new_lo, new_hi = lo, hi
-        for x, side, frac in needs:
-            if side > 0:
-                new_hi = max(new_hi, new_lo + (x - new_lo) / (1 - frac))
-            else:
-                new_lo = min(new_lo, new_hi - (new_hi - x) / (1 - frac))
-        if (new_lo, new_hi) == (lo, hi):
-            break
-        lo, hi = new_lo, new_hi
-    ax.set_xlim(lo, hi)
 
 
 # --- 1. bars per N ---------------------------------------------------------------------------------
@@ -216,9 +145,9 @@ def _bar_chart(ctx: _Context, n: int) -> Figure:
     ax.set_axisbelow(True)
     tasks = "task" if n == 1 else "concurrent tasks"
     fig.suptitle(f"{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
-    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
-    _footnote(fig, _bar_notes(ctx, cells))
-    _fit_xlim(fig, ax, labels)
+    ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    footnote(fig, _bar_notes(ctx, cells))
+    fit_xlim(fig, ax, labels)
     return fig
 
 
@@ -294,12 +223,12 @@ def _loglog_chart(ctx: _Context) -> Figure:
         ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
         ax.set_yticks([])
     fig.suptitle(f"{ctx.what} against N", fontweight="bold")
-    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]
     notes.append(_missing_note(ctx, [c for c in ctx.cells if c["median"] is None], "Not plotted"))
     if any(unusual_sleep(c, ctx.usual_sleep) is not None for c in ctx.cells if c["median"] is not None):
         notes.append(ctx.sleep_note)
-    _footnote(fig, notes)
+    footnote(fig, notes)
     return fig
 
 
@@ -325,15 +254,11 @@ def _missing_note(ctx: _Context, missing: list[dict[str, Any]], what: str) -> st
         f"{status}: " + "; ".join(f"{v} {', '.join(ns)}" for v, ns in by_variant.items())
         for status, by_variant in groups.items()
     ]
-    return "\n".join(_wrap(f"{what}: " + ". ".join(parts) + ".", lines=3))
+    return "\n".join(wrap(f"{what}: " + ". ".join(parts) + ".", lines=3))
 
 
 def _status_word(ctx: _Context, c: dict[str, Any]) -> str:
     return c["verdict"] if c["verdict"] != "valid" else f"no {ctx.metric}"
-
-
-def _wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:
-    return textwrap.wrap(text, width, max_lines=lines, placeholder=" …") or [""]
 
 
 # --- 3. per task ---------------------------------------------------------------------------------
@@ -368,9 +293,9 @@ def _per_task_chart(ctx: _Context) -> Figure | None:
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # outside: bars vary too much
     fig.suptitle(f"Memory per task: (M(N) − M(1)) / N, {metric_name(ctx.metric)}", fontweight="bold")
-    ax.set_title("\n".join(_wrap(ctx.caption, 140)), color=NOTE_COLOR)
-    _footnote(fig, _per_task_notes(ctx, ns))
-    _fit_xlim(fig, ax, labels)
+    ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
+    footnote(fig, _per_task_notes(ctx, ns))
+    fit_xlim(fig, ax, labels)
     return fig
 
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from runner.measure import measure
-from runner.results import load_runs
+from runner.results.summary import load_runs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "plots" / "data"
 
 

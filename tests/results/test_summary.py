@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from runner.results import ResultsDir, ResultsError, load_runs, summarize
+from runner.results import ResultsDir, ResultsError
+from runner.results.summary import load_runs, summarize
 
 
 def _row(variant, n, verdict="valid", peak=1_000_000, **kw):

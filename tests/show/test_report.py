@@ -10,9 +10,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from runner.report import n_label, render
+from runner.show.report import render
+from runner.show.text import n_label
 
-# The 2023 article's final table (MB), with its failures; see DESIGN.md.
+# The 2023 article's final table (MB), with its failures, as the article published it.
 ARTICLE = {
     "rust-threads": (2.5, 48.3, None, None),
     "rust-tokio": (3.0, 4.6, 23.7, 213.6),
@@ -180,7 +181,8 @@ def test_n_labels():
 def test_from_a_results_directory(tmp_path):
     """Through the real store: JSON nulls come back as NaN/None in a DataFrame and must not leak
     as "nan" or 0 into the table."""
-    from runner.results import ResultsDir, load_runs, load_sweeps
+    from runner.results import ResultsDir, load_sweeps
+    from runner.results.summary import load_runs
 
     out = ResultsDir(tmp_path)
     out.add_sweep(SWEEPS[0])

@@ -1,24 +1,14 @@
-"""Human-readable text for figures: one place decides units and wording."""
+"""`memrun measure`'s text: one run's figures, each with where it came from."""
 
 from __future__ import annotations
 
-from runner.measure.result import MIB, RunResult
+from runner.measure.result import RunResult
+from runner.units import mib
 
 SOURCES = {
     "kernel-hwm": "kernel high-water mark (VmHWM / ru_maxrss): exact",
     "sampled-tree-sum": "sampled sum over the process tree: larger than any one process's exact peak",
 }
-
-
-MB = 1_000_000  # the 2023 article's unit for tables and figures; a MiB figure would read ~5 % lower
-
-
-def mb(value: float) -> str:
-    return f"{value / MB:,.1f} MB"
-
-
-def mib(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / MIB:,.1f} MiB"
 
 
 def format_run(r: RunResult) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from runner import plot
-from tests.test_report import LATE, MAP_COUNT, SWEEPS, article_runs, run
+from runner.show import plot
+from tests.show.test_report import LATE, MAP_COUNT, SWEEPS, article_runs, run
 
 # A subset keeps the tests fast and still has every awkward case: failed (rust-threads 100k, 1M),
 # invalid with a number that must not show (java-threads 100k), repeats beyond 5% (rust-tokio 1M),

@@ -1,12 +1,16 @@
-"""Parse the task counts a user asks for: `1,1e4,10k,10_000` -> [1, 10000, ...].
+"""Parse what a user types: task counts (`1,1e4,10k,10_000`), sleeps (`10`, `auto`, `auto:2`).
 
-Strict on purpose: a typo must stop the sweep before it runs for an hour, not after.
+Strict on purpose: a typo must stop the sweep before it runs for an hour, not after. Every error
+is a ValueError with a one-line message naming the bad value.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+from runner.units import format_number
 
 MAX_N = 100_000_000  # beyond this no runtime here has room, and 1e99 is surely a typo
 _SUFFIX = {"k": 10**3, "m": 10**6}
@@ -48,3 +52,34 @@ def parse_n_list(text: str) -> list[int]:
             raise ValueError(f"N={v} is given more than once in {text!r}")
         seen.add(v)
     return sorted(values)
+
+
+DEFAULT_SLEEP = 10.0
+MAX_SLEEP = 86400.0
+
+
+@dataclass(frozen=True)
+class SleepSpec:
+    """`--sleep`: seconds, or auto (start at `seconds`, re-run a cell whose spawning outlasted it)."""
+
+    seconds: float = DEFAULT_SLEEP
+    auto: bool = False
+
+    @classmethod
+    def parse(cls, value: str) -> SleepSpec:
+        """`10` -> 10 s; `auto` -> auto from 10 s; `auto:2` -> auto from 2 s."""
+        auto = value == "auto" or value.startswith("auto:")
+        text = value[5:] if value.startswith("auto:") else (str(DEFAULT_SLEEP) if auto else value)
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise ValueError(f"--sleep must be seconds or 'auto', got {value!r}") from None
+        if not 0 < seconds <= MAX_SLEEP:  # also false for NaN
+            raise ValueError(f"--sleep must be between 0 and {MAX_SLEEP:g} seconds, got {value!r}")
+        return cls(seconds, auto)
+
+    def __str__(self) -> str:
+        """The spelling stored in every row (and compared on --resume)."""
+        if self.auto:
+            return "auto" if self.seconds == DEFAULT_SLEEP else f"auto:{format_number(self.seconds)}"
+        return format_number(self.seconds)

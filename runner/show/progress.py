@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import click
 
 from runner.measure import Sample
+from runner.results.record import RunRecord
 from runner.sweep import Cell, Progress
-from runner.textfmt import MB
+from runner.units import MB
 
 
 def _duration(seconds: float | None) -> str:
@@ -59,16 +59,17 @@ class SweepPrinter:
             click.echo("\r\033[K" + text[:150], nl=False, err=True)
             self._live = True
 
-    def on_row(self, row: dict[str, Any], i: int, total: int, eta: float | None) -> None:
+    def on_row(self, record: RunRecord, i: int, total: int, eta: float | None) -> None:
         self.clear()
-        peak = row.get("peak_rss")
-        figure = f"{peak / MB:9,.1f} MB" if peak is not None and row["verdict"] == "valid" else f"{'-':>12}"
-        ready = f"ready {row['ready_s']:.1f} s" if row.get("ready_s") is not None else "no ready"
-        detail = "" if row["verdict"] == "valid" else f"  {row['reason']}"
+        r = record.result
+        valid = record.verdict == "valid"
+        figure = f"{r.peak_rss / MB:9,.1f} MB" if r is not None and valid else f"{'-':>12}"
+        ready = f"ready {r.ready_s:.1f} s" if r is not None and r.ready_s is not None else "no ready"
+        detail = "" if valid else f"  {record.reason}"
         done = round(10 * i / total)
         click.echo(
             f"[{'#' * done}{'.' * (10 - done)}] {i:>{len(str(total))}}/{total} "
-            f"{row['variant']:<15} N={row['n']:>10,} {figure}  "
-            f"{row['verdict']:<7} ({ready}, wall {row.get('wall_s') or 0:.1f} s)  "
+            f"{record.variant:<15} N={record.n:>10,} {figure}  "
+            f"{record.verdict:<7} ({ready}, wall {r.wall_s if r else 0:.1f} s)  "
             f"ETA {_duration(eta)}{detail}"
         )

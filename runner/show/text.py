@@ -1,14 +1,8 @@
-"""Tables from stored results: variants x N, never re-running anything.
-
-Markdown is for pasting into a blog post next to the 2023 article's table (MB, 10^6 bytes, like
-the article); CSV and JSON are tidy records, one per (variant, N), with raw numbers for other tools.
-The small text helpers here (N labels, units, machine and date captions) are shared with plot.py so
-that a figure and the table beside it say the same thing in the same words.
-"""
+"""Words shared by every view of stored results, so a figure and the table beside it say the same
+thing in the same way: N labels, per-task costs, reasons that fit, sleep markers, machine captions."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -16,16 +10,11 @@ from typing import Any
 
 import pandas as pd
 
-from runner.results import METRICS, SPREAD_LIMIT, summarize
-from runner.textfmt import MB, mb
+from runner.results.record import METRICS
+from runner.units import KIB
 
-KIB = 1024
-FORMATS = ("md", "csv", "json")
 REASON_CHARS = 40
 DAGGER = "†"
-
-
-# --- shared text helpers -------------------------------------------------------------------------
 
 
 def num(value: Any) -> float | None:
@@ -154,110 +143,6 @@ def caption(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> str:
     return f"{machines(sweeps)} · {dates(runs, sweeps)}"
 
 
-# --- the table -----------------------------------------------------------------------------------
-
-
 def check_metric(metric: str) -> None:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-
-
-def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]]:
-    """Tidy records, raw numbers: bytes and seconds, plus MB / KiB for readers of the CSV."""
-    check_metric(metric)
-    if runs.empty:
-        return []
-    out = []
-    for _, r in summarize(runs, metric).iterrows():
-        median, lo, hi, per_task = (num(r.get(k)) for k in ("median", "min", "max", "per_task"))
-        out.append(
-            {
-                "variant": r["variant"],
-                "n": int(r["n"]),
-                "metric": metric,
-                "verdict": r["verdict"],
-                "reason": r["reason"] if isinstance(r["reason"], str) and median is None else None,
-                "runs": int(r["runs"]),
-                "valid": int(r["valid"]),
-                "median_bytes": median,
-                "min_bytes": lo,
-                "max_bytes": hi,
-                "median_mb": None if median is None else median / MB,
-                "min_mb": None if lo is None else lo / MB,
-                "max_mb": None if hi is None else hi / MB,
-                "spread": num(r.get("spread")),
-                "spread_flag": bool(r["spread_flag"]),
-                "per_task_bytes": per_task,
-                "per_task_kib": None if per_task is None else per_task / KIB,
-                "spawn_s": num(r.get("spawn_s")),
-                "sleep_s": num(r.get("sleep_s")),
-            }
-        )
-    return out
-
-
-def _md_cell(rec: dict[str, Any], usual: float | None) -> str:
-    if rec["median_bytes"] is None:
-        text = f"*{short(cell_status(rec), 80)}*"
-    else:
-        text = f"**{mb(rec['median_bytes'])}**"
-        if rec["valid"] > 1:
-            text += f" ({rec['min_mb']:,.1f}–{rec['max_mb']:,.1f})"
-        if rec["spread_flag"]:
-            text += f" ⚠{rec['spread'] * 100:.0f}%"
-        if rec["per_task_bytes"] is not None:
-            text += f" · {kib_per_task(rec['per_task_bytes'])}"
-        if rec["spawn_s"] is not None:
-            text += f" · spawn {seconds(rec['spawn_s'])}"
-    sleep = unusual_sleep(rec, usual)
-    if sleep is not None:
-        text += f" {DAGGER}{sleep:g} s"
-    return text.replace("|", "\\|")
-
-
-def legend(metric: str, summary: pd.DataFrame) -> str:
-    """One line under the table, so a pasted table carries its own units."""
-    line = (
-        f"MB = 10^6 bytes of {METRICS.get(metric, metric)}: median over valid repeats, "
-        f"(min–max) when repeated, ⚠ when repeats differ by more than {SPREAD_LIMIT:.0%}. "
-        "KiB/task = (M(N) − M(1)) / N in KiB (1024 bytes). "
-        "spawn = seconds until the program printed its `ready N` line. "
-        "A cell without a valid run (exit 0 and `ready N` before the sleep ran out) shows its "
-        "verdict and reason instead of a number."
-    )
-    note = sleep_note(summary)
-    return f"{line} {note}" if note else line
-
-
-def to_markdown(
-    runs: pd.DataFrame, metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
-) -> str:
-    recs = records(runs, metric)
-    if not recs:
-        return "*no runs*\n"
-    table = pd.DataFrame(recs)
-    usual = usual_sleep(table)
-    ns = sorted(table["n"].unique())
-    variants = list(dict.fromkeys(table["variant"]))
-    cells = {(r["variant"], r["n"]): _md_cell(r, usual) for r in recs}
-    lines = [
-        "| variant | " + " | ".join(n_label(n) for n in ns) + " |",
-        "|---|" + "---|" * len(ns),
-    ]
-    for v in variants:
-        lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
-    head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
-    return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n"
-
-
-def render(
-    runs: pd.DataFrame, fmt: str = "md", metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
-) -> str:
-    """The table as md, csv or json. `sweeps` (optional) adds a machine and date line to md."""
-    if fmt == "md":
-        return to_markdown(runs, metric, sweeps)
-    if fmt == "csv":
-        return pd.DataFrame(records(runs, metric)).to_csv(index=False)
-    if fmt == "json":
-        return json.dumps(records(runs, metric), indent=1) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

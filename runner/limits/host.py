@@ -1,0 +1,180 @@
+"""The limits that cap threads and processes on this machine, read as they are now.
+
+Why: a runtime that uses one OS thread per task does not fail at a memory figure but at a kernel or
+process limit, and which limit it was decides the remedy. Every value that cannot be read is None,
+never an exception: a table and a verdict must still come out on a machine that hides some.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+from pathlib import Path
+
+from runner.measure import cgroups
+
+Limits = dict[str, int | str | None]
+
+PROC_SYS = Path("/proc/sys")
+UNLIMITED = "unlimited"  # an RLIMIT at RLIM_INFINITY
+NO_MAX = "max"  # a cgroup limit that is not set
+PID_MAX_LIMIT = 4_194_304  # the kernel refuses a larger kernel.pid_max on 64-bit
+RESERVED_PIDS = 300  # once PIDs wrap, the kernel skips 1..299, so they are not available to a run
+BASE_THREADS = 64  # the runtime's own threads (JVM ~19) and memrun's, on top of the tasks' threads
+BASE_MAPS = 256  # the runtime's own mappings (measured: Rust binary 36, JVM 193)
+HEADROOM = 1024  # added to a raised value so a slightly larger N or a stray process still fits
+ROUND_TO = 4096  # raised values are rounded up to this: readable numbers, not much more than needed
+# Kernel memory per idle OS thread, measured here as memory-cgroup peak / threads for Rust threads
+# (16,370 threads: 620 MB; 10k: 365 MB): kernel stack 16 KiB + page tables + the touched stack pages.
+THREAD_FLOOR_BYTES = 36 * 1024
+NEAR = 0.9  # threads reached / capacity at or above this: that limit was hit
+BYTE_KEYS = {"mem_available", "commit_limit", "as_soft"}  # limits counted in bytes, shown in GiB
+
+SYSCTLS = {
+    "pid_max": "kernel/pid_max",
+    "threads_max": "kernel/threads-max",
+    "max_map_count": "vm/max_map_count",
+    "overcommit_memory": "vm/overcommit_memory",
+}
+LABELS = {
+    "pid_max": "kernel.pid_max",
+    "threads_max": "kernel.threads-max",
+    "max_map_count": "vm.max_map_count",
+    "overcommit_memory": "vm.overcommit_memory",
+    "nproc_soft": "RLIMIT_NPROC",
+    "pids_max": "cgroup pids.max",
+    "commit_limit": "CommitLimit",
+    "as_soft": "RLIMIT_AS",
+    "mem_available": "memory",
+}
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _read_int(path: Path) -> int | None:
+    text = _read_text(path)
+    try:
+        return int(text.split()[0]) if text else None
+    except ValueError:
+        return None
+
+
+def _rlimit(which: int) -> tuple[int | str | None, int | str | None]:
+    """(soft, hard), with RLIM_INFINITY spelled out so a table never shows 18446744073709551615."""
+    try:
+        soft, hard = resource.getrlimit(which)
+    except (OSError, ValueError):
+        return None, None
+
+    def show(v: int) -> int | str:
+        return UNLIMITED if v == resource.RLIM_INFINITY else v
+
+    return show(soft), show(hard)
+
+
+def _meminfo() -> dict[str, int]:
+    """/proc/meminfo in bytes."""
+    out: dict[str, int] = {}
+    for line in (_read_text(Path("/proc/meminfo")) or "").splitlines():
+        key, _, rest = line.partition(":")
+        with contextlib.suppress(ValueError, IndexError):
+            out[key] = int(rest.split()[0]) * 1024
+    return out
+
+
+def _threads_now() -> int | None:
+    """Threads and processes on the whole system: they already hold PIDs and count to threads-max."""
+    text = _read_text(Path("/proc/loadavg"))
+    try:
+        return int(text.split()[3].split("/")[1]) if text else None
+    except (IndexError, ValueError):
+        return None
+
+
+def _nproc_enforced() -> int:
+    """0 for root in the initial user namespace: the kernel does not apply RLIMIT_NPROC to it.
+
+    (Checked here: `prlimit --nproc=1000` lets root start 3000 threads, nobody gets EAGAIN at ~1000.)
+    """
+    if os.geteuid() != 0:
+        return 1
+    first = (_read_text(Path("/proc/self/uid_map")) or "").split()
+    return 0 if first[:2] == ["0", "0"] else 1
+
+
+def _tightest(base: Path, own: str, name: str, unlimited_from: int | None = None) -> int | str | None:
+    """The smallest `name` limit from this process's cgroup up to the root: each ancestor encloses it.
+
+    A cgroup with no limit anywhere on the path gives "max"; an unreadable hierarchy gives None.
+    """
+    if not base.is_dir():
+        return None
+    found: list[int] = []
+    path = base / own.strip("/")
+    while True:
+        value = _read_text(path / name)
+        if value and value != NO_MAX:
+            with contextlib.suppress(ValueError):
+                number = int(value)
+                if unlimited_from is None or number < unlimited_from:
+                    found.append(number)
+        if path == base or base not in path.parents:
+            break
+        path = path.parent
+    return min(found) if found else NO_MAX
+
+
+def _cgroup_limit(controller: str, name_v1: str, name_v2: str) -> tuple[int | str | None, str | None]:
+    """(limit, cgroup directory) for a controller, v1 hierarchy first, then v2."""
+    table = cgroups.mounts()
+    for point, fstype, opts in table:
+        if fstype == "cgroup" and controller in opts:
+            own = cgroups.own_path(controller) or "/"
+            base = Path(point)
+            return _tightest(base, own, name_v1, 1 << 62), str(base / own.strip("/"))
+    for point, fstype, _opts in table:
+        if fstype != "cgroup2":
+            continue
+        base = Path(point)
+        if controller not in (_read_text(base / "cgroup.controllers") or "").split():
+            continue
+        own = cgroups.own_path(None) or "/"
+        return _tightest(base, own, name_v2), str(base / own.strip("/"))
+    return None, None
+
+
+def read_limits() -> Limits:
+    """Every limit that caps how many threads or processes a run can have, as of now.
+
+    Keys: pid_max, threads_max, max_map_count, overcommit_memory, nproc_soft, nproc_hard,
+    nproc_enforced (0 = root, exempt), stack_soft, as_soft (bytes or "unlimited"), pids_max
+    ("max" = none), pids_cgroup, mem_cgroup_max, mem_total, mem_available, commit_limit,
+    committed_as (bytes), threads_now. A value that cannot be read is None, never an exception:
+    the table and the verdicts must still come out on a machine that hides some of these.
+    """
+    limits: Limits = {key: _read_int(PROC_SYS / rel) for key, rel in SYSCTLS.items()}
+    limits["nproc_soft"], limits["nproc_hard"] = _rlimit(resource.RLIMIT_NPROC)
+    limits["nproc_enforced"] = _nproc_enforced()
+    limits["stack_soft"] = _rlimit(resource.RLIMIT_STACK)[0]
+    limits["as_soft"] = _rlimit(resource.RLIMIT_AS)[0]
+    limits["pids_max"], limits["pids_cgroup"] = _cgroup_limit("pids", "pids.max", "pids.max")
+    limits["mem_cgroup_max"] = _cgroup_limit("memory", "memory.limit_in_bytes", "memory.max")[0]
+    mem = _meminfo()
+    limits["mem_total"] = mem.get("MemTotal")
+    limits["mem_available"] = mem.get("MemAvailable")
+    limits["commit_limit"] = mem.get("CommitLimit")
+    limits["committed_as"] = mem.get("Committed_AS")
+    limits["threads_now"] = _threads_now()
+    return limits
+
+
+def int_value(limits: Limits, key: str) -> int | None:
+    """A limit as an int, or None when unreadable or a word such as "unlimited"."""
+    value = limits.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

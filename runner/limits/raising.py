@@ -1,0 +1,114 @@
+"""Raise kernel limits for the length of a sweep, and always put them back.
+
+Only what the largest N calls for is raised (limits.predict), each value is printed as it changes,
+and every change is undone in reverse order on normal exit, exceptions, Ctrl-C and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from runner.limits.host import LABELS, PROC_SYS, SYSCTLS, UNLIMITED, Limits, int_value, read_limits
+from runner.limits.predict import predict
+from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
+from runner.signals import sigterm_raises
+
+
+class NotRootError(PermissionError):
+    """Raising kernel limits needs root; the message lists the commands to run instead."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One limit to set, and how."""
+
+    name: str
+    old: int
+    new: int
+    write: Callable[[int], None]
+
+
+def _sysctl_writer(key: str) -> Callable[[int], None]:
+    def write(value: int) -> None:
+        (PROC_SYS / SYSCTLS[key]).write_text(f"{value}\n")
+
+    return write
+
+
+def _nproc_writer(hard: int | str | None) -> Callable[[int], None]:
+    """Sets the soft limit, and the hard one where it is lower; children inherit both."""
+
+    def write(value: int) -> None:
+        new_hard = resource.RLIM_INFINITY if hard == UNLIMITED else max(value, int(hard or value))
+        resource.setrlimit(resource.RLIMIT_NPROC, (value, new_hard))
+
+    return write
+
+
+def plan(n: int, per_task_list: Iterable[dict], limits: Limits) -> list[Change]:
+    """What to raise so the most demanding variant fits N: only limits it would hit, to what it needs."""
+    targets: dict[str, int] = {}
+    for per_task in per_task_list:
+        for hit in predict(n, per_task, limits):
+            if hit.target is not None:
+                targets[hit.key] = max(targets.get(hit.key, 0), hit.target)
+    changes = []
+    for key, target in targets.items():
+        old = int_value(limits, key)
+        if old is None or target <= old:
+            continue
+        if key in SYSCTLS:
+            changes.append(Change(LABELS[key], old, target, _sysctl_writer(key)))
+        elif key == "nproc_soft":
+            changes.append(Change("RLIMIT_NPROC", old, target, _nproc_writer(limits.get("nproc_hard"))))
+    return changes
+
+
+@contextlib.contextmanager
+def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]:
+    """Apply changes, then undo every one that was applied, however the body ends.
+
+    Undo runs in reverse order and keeps going past a failure, so one stuck value does not leave
+    the others raised.
+    """
+    done: list[Change] = []
+    with sigterm_raises():
+        try:
+            for change in changes:
+                try:
+                    change.write(change.new)
+                except (OSError, ValueError) as e:
+                    raise OSError(f"cannot set {change.name} to {change.new}: {e}") from e
+                done.append(change)
+                log(f"{change.name} {change.old} -> {change.new}")
+            yield
+        finally:
+            for change in reversed(done):
+                try:
+                    change.write(change.old)
+                    log(f"{change.name} {change.new} -> {change.old} (restored)")
+                except (OSError, ValueError) as e:
+                    log(f"could not restore {change.name} to {change.old}: {e}")
+
+
+@contextlib.contextmanager
+def raised_limits(n: int, per_task_list: list[dict], log: Callable[[str], None]) -> Iterator[list[str]]:
+    """Raise what N tasks of these variants need for the duration of the block, then put it back.
+
+    Sysctls are written to /proc/sys directly (no shell, no sysctl binary). RLIMIT_NPROC is set on
+    this process, so every run started inside the block inherits it. Puts values back on normal
+    exit, exceptions, Ctrl-C and SIGTERM. Yields the names of the limits that were raised.
+    """
+    changes = plan(n, per_task_list, read_limits())
+    if changes and os.geteuid() != 0:
+        commands = "; ".join(
+            f"ulimit -u {c.new}" if c.name == "RLIMIT_NPROC" else f"sysctl -w {c.name}={c.new}"
+            for c in changes
+        )
+        raise NotRootError(f"raising limits for N={n} needs root; as root, run: {commands}")
+    with applied(changes, log):
+        yield [c.name for c in changes]

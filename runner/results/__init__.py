@@ -1,0 +1,7 @@
+"""Stored results: the typed run record (record), the append-only JSONL store (store), and tables
+over them (summary: the only part that needs pandas, so import it as runner.results.summary)."""
+
+from runner.results.record import METRICS, RunRecord
+from runner.results.store import ResultsDir, ResultsError, load_records, load_sweeps, read_jsonl
+
+__all__ = ["METRICS", "ResultsDir", "ResultsError", "RunRecord", "load_records", "load_sweeps", "read_jsonl"]

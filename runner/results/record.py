@@ -1,0 +1,119 @@
+"""The typed run record: one measured (or unrunnable) cell, as stored in runs.jsonl.
+
+One class builds it (from the cell, the RunResult and the verdict), one method writes it and one
+reads it back, in the spirit of pyperf's immutable Run. The JSON stays flat and backward
+compatible: the measurement's fields sit beside the cell's, as they always have, and a record
+written before a field existed still loads (the field is None or its default).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from runner.measure.result import RunResult
+
+# The metrics a user can ask for: column -> what it means (used in captions and --help).
+METRICS = {
+    "peak_rss": "peak RSS of the process tree (kernel high-water mark, or sampled tree sum if larger)",
+    "cgroup_peak": "peak of the run's memory cgroup (includes kernel memory and first-touched page cache)",
+    "sampled_peak_rss": "highest sampled sum of RSS over the process tree",
+}
+# What a record without a measurement (toolchain missing, build failed) stores for these, so that
+# every row has the columns a table reads.
+_NULL_MEASUREMENT = (
+    "peak_rss",
+    "cgroup_peak",
+    "sampled_peak_rss",
+    "ready_s",
+    "wall_s",
+    "exit_code",
+    "signal",
+    "started_at",
+)
+REQUIRED = ("variant", "n", "verdict", "peak_rss")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run of one (variant, N, repeat) cell: what was asked, how it was judged, what it measured."""
+
+    variant: str
+    n: int
+    verdict: str  # valid | invalid | failed
+    code: str = ""  # runner.verdict.CODES, or a manifest's runtime-limit code
+    reason: str | None = None
+    remedy: str | None = None
+    sweep_id: str | None = None
+    run_id: str | None = None
+    folder: str | None = None
+    repeat: int = 0
+    attempt: int = 1
+    sleep_requested: str | None = None  # as given: "10", "auto", "auto:2"
+    sleep_s: float | None = None  # the sleep this run used
+    timeout_s: float | None = None
+    command: str | None = None
+    env_extra: dict[str, str] = field(default_factory=dict)
+    flag_reasons: list[str] = field(default_factory=list)
+    superseded: bool = False  # an invalid run that --sleep auto ran again
+    versions: dict[str, str] = field(default_factory=dict)
+    result: RunResult | None = None  # None: the cell could not run at all
+    extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
+
+    def replace(self, **changes: Any) -> RunRecord:
+        return dataclasses.replace(self, **changes)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A stored figure by its JSON name, measured or not (for progress lines and tables)."""
+        return self.to_json().get(name, default)
+
+    def to_json(self) -> dict[str, Any]:
+        """The flat JSON object written to runs.jsonl."""
+        out: dict[str, Any] = {
+            "sweep_id": self.sweep_id,
+            "run_id": self.run_id,
+            "variant": self.variant,
+            "folder": self.folder,
+            "n": self.n,
+            "repeat": self.repeat,
+            "attempt": self.attempt,
+            "sleep_requested": self.sleep_requested,
+            "sleep_s": self.sleep_s,
+            "timeout_s": self.timeout_s,
+            "command": self.command,
+            "env_extra": self.env_extra,
+            "flag_reasons": self.flag_reasons,
+            "verdict": self.verdict,
+            "code": self.code,
+            "reason": self.reason,
+            "remedy": self.remedy,
+            "superseded": self.superseded,
+            "versions": self.versions,
+        }
+        if self.result is not None:
+            data = self.result.to_dict(timeline=False)
+            data.pop("argv")
+            out.update(data)
+        else:
+            out.update(dict.fromkeys(_NULL_MEASUREMENT))
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        """Read one runs.jsonl object back; a KeyError names a missing required field."""
+        missing = [k for k in REQUIRED if k not in data]
+        if missing:
+            raise KeyError(", ".join(missing))
+        own = {f.name for f in dataclasses.fields(cls)} - {"result", "extra"}
+        measured = set(RunResult.field_names())
+        result = None
+        if data.get("wall_s") is not None or data.get("peak_rss") is not None:
+            result = RunResult.from_dict({k: v for k, v in data.items() if k in measured})
+        kwargs = {k: v for k, v in data.items() if k in own and v is not None}
+        kwargs.update(reason=data.get("reason"), remedy=data.get("remedy"))
+        extra = {
+            k: v for k, v in data.items() if k not in own and k not in measured and k not in _NULL_MEASUREMENT
+        }
+        return cls(**kwargs, result=result, extra=extra)

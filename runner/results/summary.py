@@ -1,0 +1,73 @@
+"""Tables from stored records: every run as a pandas row, and one summary row per (variant, N).
+
+Kept apart from the store so that commands which never show a table (`--help`, `limits`, `doctor`,
+`measure`) never import pandas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from runner.results.store import load_records
+
+SPREAD_LIMIT = 0.05
+
+
+def load_runs(paths: Iterable[Path]) -> pd.DataFrame:
+    """All run rows of the given results directories (or runs.jsonl files) as one table."""
+    rows = [{**record.to_json(), "source": str(where)} for where, record in load_records(paths)]
+    return pd.DataFrame(rows)
+
+
+def _reason(last: pd.Series, n_valid: int, metric: str) -> str:
+    """Why a cell has no number. A missing reason is NaN once in a DataFrame, which must not
+    become the text "nan"; valid runs without the metric (no cgroup on that machine) say so."""
+    if n_valid:
+        return f"no {metric} recorded"
+    reason = last.get("reason")
+    return reason if isinstance(reason, str) else ""
+
+
+def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
+    """One row per (variant, n): median, min and max of metric over valid repeats, the spread
+    flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
+
+    Superseded rows (an invalid run that --sleep auto ran again) are left out.
+    """
+    if "superseded" in runs:
+        runs = runs[~runs["superseded"].fillna(False).astype(bool)]
+    out = []
+    for (variant, n), cell in runs.groupby(["variant", "n"], sort=False):
+        valid = cell[cell["verdict"] == "valid"]
+        values = valid[metric].dropna() if metric in valid else pd.Series(dtype=float)
+        last = cell.iloc[-1]
+        rec: dict[str, Any] = {
+            "variant": variant,
+            "n": int(n),
+            "runs": len(cell),
+            "valid": len(valid),
+            "median": float(values.median()) if len(values) else None,
+            "min": float(values.min()) if len(values) else None,
+            "max": float(values.max()) if len(values) else None,
+            "spawn_s": float(valid["ready_s"].median()) if len(valid) else None,
+            "sleep_s": float(valid["sleep_s"].max()) if len(valid) else float(last.get("sleep_s", "nan")),
+            "verdict": "valid" if len(values) else str(last["verdict"]),
+            "reason": None if len(values) else _reason(last, len(valid), metric),
+        }
+        rec["spread"] = (rec["max"] - rec["min"]) / rec["median"] if rec["median"] else None
+        rec["spread_flag"] = bool(rec["spread"] is not None and rec["spread"] > SPREAD_LIMIT)
+        out.append(rec)
+    table = pd.DataFrame(out)
+    # Per-task cost against the same variant's N=1 baseline: (M(N) - M(1)) / N.
+    base = {r["variant"]: r["median"] for r in out if r["n"] == 1 and r["median"] is not None}
+    table["per_task"] = [
+        (r["median"] - base[r["variant"]]) / r["n"]
+        if r["median"] is not None and r["variant"] in base and r["n"] > 1
+        else None
+        for r in out
+    ]
+    return table

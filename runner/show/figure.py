@@ -1,0 +1,89 @@
+"""What every memrun figure shares: the style, the colours of "no figure here", notes under the
+axes, value labels that always fit, and saving each figure once laid out in every format."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are files; never needs (or waits for) a display
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+# Text stays text in SVG (searchable, testable, editable in a blog); light frame like the article.
+STYLE = {
+    "svg.fonttype": "none",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 9,
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+}
+MISSING = {"color": "#e3e3e3", "hatch": "///", "edgecolor": "#8c8c8c", "linewidth": 0.6}
+NOTE_COLOR = "#555555"
+FLAG_COLOR = "#a34700"
+
+
+def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
+    """Lay out once, then freeze: constrained layout would otherwise run again for every format,
+    and it is most of the cost (positions are fractions of the figure, so any dpi reuses them)."""
+    paths = []
+    try:
+        fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+        for fmt in formats:
+            path = out_dir / f"{stem}.{fmt}"
+            fig.savefig(path, format=fmt)
+            paths.append(path)
+    finally:
+        plt.close(fig)
+    return paths
+
+
+def footnote(fig: Figure, lines: list[str]) -> None:
+    """Notes under the axes; supxlabel so that constrained layout reserves room for them."""
+    fig.supxlabel("\n".join(x for x in lines if x), x=0.01, ha="left", fontsize=8, color=NOTE_COLOR)
+
+
+def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin_px: float = 8) -> None:
+    """Widen the x range until every value label fits inside the axes.
+
+    Labels are placed in points beside their bar, so how much data range they need depends on the
+    final axes width; a fixed "max * 1.3" either clips long reasons or wastes half the figure.
+    Each label is (text, anchor x in data, +1 if it extends right / -1 if left). One layout pass
+    measures the labels (their size does not depend on the range); the range is then solved for.
+    """
+    for text, *_ in labels:
+        text.set_in_layout(False)  # else the layout shrinks the axes to make room for it, twice over
+    fig.draw_without_rendering()
+    width = ax.get_window_extent().width
+    needs = []
+    for text, x, side in labels:
+        ext = text.get_window_extent()
+        anchor = ax.transData.transform((x, 0))[0]
+        frac = ((ext.x1 - anchor if side > 0 else anchor - ext.x0) + margin_px) / width
+        if frac < 0.8:  # a label wider than that cannot fit whatever the range; don't squash the bars
+            needs.append((x, side, frac))
+    lo, hi = ax.get_xlim()
+    for _ in range(20):  # both ends move each other; converges in a few rounds
+        new_lo, new_hi = lo, hi
+        for x, side, frac in needs:
+            if side > 0:
+                new_hi = max(new_hi, new_lo + (x - new_lo) / (1 - frac))
+            else:
+                new_lo = min(new_lo, new_hi - (new_hi - x) / (1 - frac))
+        if (new_lo, new_hi) == (lo, hi):
+            break
+        lo, hi = new_lo, new_hi
+    ax.set_xlim(lo, hi)
+
+
+def wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:
+    return textwrap.wrap(text, width, max_lines=lines, placeholder=" …") or [""]

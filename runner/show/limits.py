@@ -1,0 +1,70 @@
+"""Text for `memrun limits [--n N]`: the limits in force here, and which variant hits which at N."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from runner.limits import Limits, max_n, predict, read_limits
+from runner.tasks import Variant
+from runner.units import count, size
+
+
+def _per_task_text(per_task: dict) -> str:
+    words = {"threads": "OS thread(s)", "maps": "mapping(s)", "stack_kib": "KiB of stack"}
+    return ", ".join(f"{v} {words.get(k, k)}" for k, v in per_task.items()) + " per task"
+
+
+def _table(limits: Limits) -> list[str]:
+    def row(name: str, value: str, why: str) -> str:
+        return f"  {name:<27}{value:<22}{why}"
+
+    def num(key: str) -> str:
+        return count(limits.get(key))
+
+    def mem(key: str) -> str:
+        return size(limits.get(key))
+
+    nproc_why = "threads per user" + ("" if limits.get("nproc_enforced") else "; not enforced for root")
+    return [
+        "Limits that cap threads and processes here:",
+        row("kernel.pid_max", num("pid_max"), "every thread needs a PID, system-wide"),
+        row("kernel.threads-max", num("threads_max"), "threads on the whole system"),
+        row("vm.max_map_count", num("max_map_count"), "mappings per process (2-4 per thread stack)"),
+        row("vm.overcommit_memory", num("overcommit_memory"), "2 = thread stacks count to CommitLimit"),
+        row("RLIMIT_NPROC (ulimit -u)", f"{num('nproc_soft')} / {num('nproc_hard')}", nproc_why),
+        row("RLIMIT_STACK (ulimit -s)", mem("stack_soft"), "glibc's default thread stack size"),
+        row("RLIMIT_AS (ulimit -v)", mem("as_soft"), "address space per process"),
+        row("cgroup pids.max", num("pids_max"), str(limits.get("pids_cgroup") or "no pids cgroup")),
+        row("cgroup memory limit", mem("mem_cgroup_max"), "bytes this cgroup may use"),
+        row("MemTotal / MemAvailable", f"{mem('mem_total')} / {mem('mem_available')}", ""),
+        row("CommitLimit", mem("commit_limit"), f"committed now {mem('committed_as')}"),
+        row("tasks running now", num("threads_now"), "threads + processes (/proc/loadavg)"),
+    ]
+
+
+def _variant_lines(n: int | None, name: str, per_task: dict, limits: Limits) -> list[str]:
+    cap = max_n(per_task, limits)
+    limit_text = f"up to N ~ {cap[0]:,} here, then {cap[1].limit}" if cap else "no limit here caps it"
+    lines = [f"  {name} ({_per_task_text(per_task)}): {limit_text}"]
+    if n is not None:
+        hits = predict(n, per_task, limits)
+        lines += [f"    {hit.describe()}" for hit in hits] or [f"    fits N = {n:,}"]
+    return lines
+
+
+def limits_report(n: int | None, variants: Iterable[Variant]) -> str:
+    """Text for `memrun limits [--n N]`: the limits in force, and which variant hits which at N."""
+    limits = read_limits()
+    lines = _table(limits)
+    variants = list(variants)
+    threaded = [v for v in variants if v.per_task]
+    title = f"At N = {n:,}:" if n is not None else "Per variant (give --n N to check one N):"
+    lines += ["", title]
+    for v in threaded:
+        lines += _variant_lines(n, v.name, v.per_task, limits)
+    others = [v.name for v in variants if not v.per_task]
+    if others:
+        lines.append(f"  no OS thread or mapping per task (none of the above applies): {', '.join(others)}")
+    if n is not None and any(predict(n, v.per_task, limits) for v in threaded):
+        lines += ["", "`memrun sweep --raise-limits` (as root) raises these, and restores them after."]
+    return "\n".join(lines)

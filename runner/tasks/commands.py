@@ -1,0 +1,46 @@
+"""Concrete commands from manifest templates: the argv and environment of one run or one build."""
+
+from __future__ import annotations
+
+from runner.paths import locations
+from runner.tasks.manifest import ManifestError, TaskFolder, Variant
+from runner.tasks.template import TemplateError, expand
+from runner.tasks.toolchain import FoundTool, resolve
+from runner.units import format_number
+
+
+def values(
+    tf: TaskFolder, tools: dict[str, FoundTool], n: int | None = None, sleep: float | None = None
+) -> dict[str, str]:
+    """Every placeholder's value for this folder: found tools, places, and N and sleep when known."""
+    out = {name: t.path for name, t in tools.items() if t.path}
+    out.update(locations(), build=str(tf.build_dir), dir=str(tf.dir))
+    if n is not None:
+        out["n"] = str(n)
+    if sleep is not None:
+        out["sleep"] = format_number(sleep)
+    return out
+
+
+def subst(text: str, vals: dict[str, str]) -> str:
+    try:
+        return expand(text, vals)
+    except TemplateError as e:
+        raise ManifestError(str(e)) from None
+
+
+def run_command(variant: Variant, n: int, sleep: float) -> tuple[list[str], dict[str, str], list[str]]:
+    """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks."""
+    tf = variant.folder
+    vals = values(tf, resolve(tf.name, tf.dir.parent), n, sleep)
+    rules = [r for r in variant.when if n >= r.min_n]
+    argv: list[str] = []
+    for arg in variant.run:
+        if arg == "{flags}":
+            argv += [subst(a, vals) for r in rules for a in r.args]
+        else:
+            argv.append(subst(arg, vals))
+    env = {k: subst(v, vals) for k, v in variant.env.items()}
+    for r in rules:
+        env.update({k: subst(v, vals) for k, v in r.env.items()})
+    return argv, env, [r.reason for r in rules if r.reason]

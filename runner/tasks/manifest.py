@@ -1,0 +1,317 @@
+"""The manifest schema: tasks/*/task.toml read into typed records, checked at load time.
+
+Everything runtime-specific lives in the manifests (how to find, install and build a toolchain, how
+to run the program, which OS resources each task needs, and what the runtime prints when it fails),
+so adding a runtime means adding a folder. A manifest mistake is a ManifestError naming the file.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from runner.paths import BUILD_DIR, TASKS_DIR
+from runner.tasks.template import TemplateError, check
+
+DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+PER_TASK_KEYS = {"threads", "maps", "stack_kib"}  # [variant.per_task], read by runner.limits
+# What a [[failure]] pattern can mean; runner.verdict turns each into a verdict.
+FAILURE_MEANINGS = ("thread-limit", "out-of-memory", "runtime-limit")
+# Names a failure's reason and remedy may use, besides arithmetic on them.
+FAILURE_NAMES = {"n", "sleep", "threads", "message"}
+# Names every command may use, besides the folder's tool names.
+COMMAND_NAMES = {"n", "sleep", "build", "dir", "python", "python_prefix", "npm_prefix", "maven_repo", "flags"}
+
+
+class ManifestError(ValueError):
+    """A task.toml is missing, unreadable or wrong; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    find: list[str]
+    version: list[str]
+    version_regex: str
+    min_version: str | None
+    optional: bool
+
+
+@dataclass
+class FoundTool:
+    name: str
+    path: str | None
+    version: str | None  # parsed version number
+    version_text: str | None  # first line of the version command's output
+    problem: str | None  # why it was not found
+
+
+@dataclass(frozen=True)
+class Build:
+    name: str
+    commands: list[list[str]]
+    inputs: list[str]
+    outputs: list[str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    min_n: int
+    args: list[str]
+    env: dict[str, str]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    file: str
+    regex: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One message a runtime prints when it fails, and what it means (tasks/README.md).
+
+    thread-limit: the OS refused a thread (runner.verdict works out which limit);
+    out-of-memory: the runtime ran out of memory; runtime-limit: a limit of the runtime itself,
+    with its own reason and remedy (Erlang's process limit and `+P`).
+    """
+
+    pattern: re.Pattern[str]
+    means: str
+    code: str
+    reason: str | None  # template: {n} {sleep} {threads} {message}, arithmetic
+    remedy: str | None
+
+
+@dataclass
+class Variant:
+    name: str
+    folder: TaskFolder
+    run: list[str]
+    env: dict[str, str]
+    libraries: list[Library]
+    when: list[Rule]
+    per_task: dict[str, int] = field(default_factory=dict)  # OS resources per task, see runner.limits
+    own_failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[Failure]:
+        """The variant's own failure patterns first, then its folder's."""
+        return [*self.own_failures, *self.folder.failures]
+
+
+@dataclass
+class TaskFolder:
+    name: str
+    dir: Path
+    manifest: Path
+    description: str
+    install: str
+    apt: list[str]
+    pip: list[str]
+    npm: list[str]
+    maven: list[str]
+    post_install: list[list[str]]
+    tools: dict[str, Tool]
+    builds: list[Build]
+    failures: list[Failure] = field(default_factory=list)
+    variants: list[Variant] = field(default_factory=list)
+
+    @property
+    def build_dir(self) -> Path:
+        return BUILD_DIR / self.name
+
+
+# ---------------------------------------------------------------- manifests
+
+
+def _strs(value: object, where: str, path: Path) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{path}: {where} must be a list of strings")
+    return list(value)
+
+
+def _str_map(value: object, where: str, path: Path) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ManifestError(f"{path}: {where} must be a table of strings")
+    return dict(value)
+
+
+def _per_task(value: object, where: str, path: Path) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(type(v) is int and v >= 0 for v in value.values()):
+        raise ManifestError(f"{path}: {where} must be a table of non-negative integers")
+    if unknown := set(value) - PER_TASK_KEYS:
+        raise ManifestError(f"{path}: {where}: unknown key(s) {', '.join(sorted(unknown))}")
+    return dict(value)
+
+
+def _failures(value: object, where: str, path: Path) -> list[Failure]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ManifestError(f"{path}: {where} must be an array of tables ([[failure]])")
+    out = []
+    for i, spec in enumerate(value):
+        here = f"{where}[{i}]"
+        means = spec.get("means")
+        if means not in FAILURE_MEANINGS:
+            raise ManifestError(f"{path}: {here}.means must be one of {', '.join(FAILURE_MEANINGS)}")
+        try:
+            pattern = re.compile(str(spec.get("pattern", "")))
+        except re.error as e:
+            raise ManifestError(f"{path}: {here}.pattern: {e}") from None
+        if not pattern.pattern:
+            raise ManifestError(f"{path}: {here}.pattern is required")
+        reason, remedy = spec.get("reason"), spec.get("remedy")
+        if means == "runtime-limit" and not (isinstance(reason, str) and isinstance(remedy, str)):
+            raise ManifestError(f"{path}: {here}: a runtime-limit needs a reason and a remedy")
+        for text in (reason, remedy):
+            if text is not None:
+                try:
+                    check(str(text), FAILURE_NAMES)
+                except TemplateError as e:
+                    raise ManifestError(f"{path}: {here}: {e}") from None
+        code = str(spec.get("code", means))
+        out.append(Failure(pattern, means, code, reason, remedy))
+    return out
+
+
+def load_folder(folder: Path) -> TaskFolder:
+    path = folder / "task.toml"
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: missing") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ManifestError(f"{path}: not valid TOML: {e}") from None
+    task = data.get("task")
+    if not isinstance(task, dict) or not isinstance(task.get("description"), str):
+        raise ManifestError(f"{path}: [task] with a description is required")
+    tools: dict[str, Tool] = {}
+    for name, spec in (data.get("tools") or {}).items():
+        if not isinstance(spec, dict):
+            raise ManifestError(f"{path}: [tools.{name}] must be a table")
+        regex = spec.get("version_regex", DEFAULT_VERSION_RE)
+        try:
+            re.compile(regex)
+        except re.error as e:
+            raise ManifestError(f"{path}: tools.{name}.version_regex: {e}") from None
+        tools[name] = Tool(
+            name=name,
+            find=_strs(spec.get("find"), f"tools.{name}.find", path),
+            version=_strs(spec.get("version", ["{self}", "--version"]), f"tools.{name}.version", path),
+            version_regex=regex,
+            min_version=str(spec["min_version"]) if "min_version" in spec else None,
+            optional=bool(spec.get("optional", False)),
+        )
+    builds = []
+    for i, spec in enumerate(data.get("build") or []):
+        commands = spec.get("commands")
+        if not isinstance(commands, list) or not commands:
+            raise ManifestError(f"{path}: build[{i}].commands must be a non-empty list of commands")
+        builds.append(
+            Build(
+                name=str(spec.get("name", f"build{i}")),
+                commands=[_strs(c, f"build[{i}].commands", path) for c in commands],
+                inputs=_strs(spec.get("inputs", []), f"build[{i}].inputs", path),
+                outputs=_strs(spec.get("outputs", []), f"build[{i}].outputs", path),
+            )
+        )
+    if not builds:
+        raise ManifestError(f"{path}: at least one [[build]] is required")
+    tf = TaskFolder(
+        name=folder.name,
+        dir=folder,
+        manifest=path,
+        description=task["description"],
+        install=str(task.get("install", "")),
+        apt=_strs(task.get("apt", []), "task.apt", path),
+        pip=_strs(task.get("pip", []), "task.pip", path),
+        npm=_strs(task.get("npm", []), "task.npm", path),
+        maven=_strs(task.get("maven", []), "task.maven", path),
+        post_install=[_strs(c, "task.post_install", path) for c in task.get("post_install", [])],
+        tools=tools,
+        builds=builds,
+        failures=_failures(data.get("failure", []), "failure", path),
+    )
+    variants = data.get("variant")
+    if not isinstance(variants, list) or not variants:
+        raise ManifestError(f"{path}: at least one [[variant]] is required")
+    for i, spec in enumerate(variants):
+        name = spec.get("name")
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise ManifestError(f"{path}: variant[{i}].name must be lower-case letters, digits, - or _")
+        run = _strs(spec.get("run"), f"variant {name}: run", path)
+        if not run:
+            raise ManifestError(f"{path}: variant {name}: run is empty")
+        rules = [
+            Rule(
+                min_n=int(r.get("min_n", 0)),
+                args=_strs(r.get("args", []), f"variant {name}: when.args", path),
+                env=_str_map(r.get("env", {}), f"variant {name}: when.env", path),
+                reason=str(r.get("reason", "")),
+            )
+            for r in spec.get("when", [])
+        ]
+        libs = [
+            Library(str(lib["name"]), str(lib["file"]), str(lib["regex"]))
+            for lib in spec.get("libraries", [])
+        ]
+        tf.variants.append(
+            Variant(
+                name,
+                tf,
+                run,
+                _str_map(spec.get("env", {}), f"variant {name}: env", path),
+                libs,
+                rules,
+                _per_task(spec.get("per_task", {}), f"variant {name}: per_task", path),
+                _failures(spec.get("failure", []), f"variant {name}: failure", path),
+            )
+        )
+    _check_placeholders(tf)
+    return tf
+
+
+def _check_placeholders(tf: TaskFolder) -> None:
+    known = {*COMMAND_NAMES, *tf.tools}
+    texts: list[str] = []
+    texts += [a for c in tf.post_install for a in c]
+    for b in tf.builds:
+        texts += [a for c in b.commands for a in c] + b.outputs
+    for v in tf.variants:
+        texts += v.run + list(v.env.values())
+        for r in v.when:
+            texts += r.args + list(r.env.values())
+    for text in texts:
+        try:
+            check(text, known)
+        except TemplateError as e:
+            raise ManifestError(f"{tf.manifest}: {e}") from None
+
+
+@cache
+def load_all(tasks_dir: Path = TASKS_DIR) -> dict[str, Variant]:
+    """Every variant by name, from every tasks/*/task.toml."""
+    out: dict[str, Variant] = {}
+    for folder in sorted(p for p in Path(tasks_dir).iterdir() if (p / "task.toml").exists()):
+        tf = load_folder(folder)
+        for v in tf.variants:
+            if v.name in out:
+                raise ManifestError(
+                    f"{tf.manifest}: variant {v.name} is also defined in {out[v.name].folder.manifest}"
+                )
+            out[v.name] = v
+    return out
+
+
+def folders(variants: Iterable[Variant]) -> list[TaskFolder]:
+    seen: dict[str, TaskFolder] = {}
+    for v in variants:
+        seen.setdefault(v.folder.name, v.folder)
+    return list(seen.values())

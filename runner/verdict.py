@@ -1,0 +1,348 @@
+"""Every rule that judges a run: valid (a figure), invalid (ran, but proves nothing) or failed, why,
+and what to do. Only a run that printed `ready N` in time and exited 0 measured N live tasks.
+
+Generic rules live here (could it start, timeout, signal, OOM kill, the limits arithmetic that
+names which kernel limit a thread count reached). What a runtime prints when it fails lives in its
+manifest's failure table (tasks/*/task.toml, `[[failure]]`): this module never names a runtime.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
+from runner.limits.predict import predict, thread_capacities
+from runner.measure.result import RunResult
+from runner.tasks.manifest import Failure
+from runner.tasks.template import TemplateError, expand
+from runner.units import MIB
+
+# The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
+CODES = {
+    "ok": "valid: `ready N` in time, exit 0",
+    "not-started": "the program could not be started",
+    "toolchain-missing": "a tool the variant needs is not installed",
+    "build-failed": "the build failed",
+    "interrupted": "stopped by the user",
+    "timeout": "killed at the timeout",
+    "thread-limit": "the OS refused a thread: a kernel or process limit (named in the reason)",
+    "out-of-memory": "killed by the OOM killer or the runtime said it ran out of memory",
+    "signal": "killed by a signal",
+    "exit": "exited non-zero",
+    "no-ready": "exit 0 without a `ready N` line",
+    "ready-mismatch": "`ready M` with M different from N",
+    "spawn-outlasted-sleep": "the N tasks were never all alive at once",
+}
+
+# What the OS itself says when it refuses a thread, whatever the runtime: clone() -> EAGAIN (PIDs,
+# threads-max, RLIMIT_NPROC, pids.max), and an mmap of a stack or its guard -> ENOMEM.
+THREAD_FAILURE = re.compile(r"Resource temporarily unavailable|(?:thread|stack).*Cannot allocate memory")
+OUT_OF_MEMORY = re.compile(r"out of memory|Cannot allocate \d+ bytes", re.IGNORECASE)
+# stderr lines that are not the message: stack frames, backtrace headers, hints
+NOISE = re.compile(r"^\s|^note:|^stack backtrace:|^$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one run's figure can be published, and if not, why and what to do."""
+
+    verdict: Literal["valid", "invalid", "failed"]
+    code: str  # short machine code, e.g. "thread-limit"
+    reason: str  # one line
+    remedy: str | None  # one line, or None
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict == "valid"
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every rule needs, computed once."""
+
+    result: RunResult
+    n: int
+    sleep_s: float
+    per_task: dict
+    limits: Limits
+    failures: Sequence[Failure] = field(default_factory=tuple)
+
+    @property
+    def stderr(self) -> str:
+        """The program's messages: stderr, plus stray stdout (the JVM warns there)."""
+        return "\n".join([*self.result.stderr_tail, *self.result.stdout_tail])
+
+    @property
+    def threads(self) -> int:
+        """Most threads seen: the figure that tells which limit stopped the run."""
+        timeline = max((s.threads for s in self.result.timeline), default=0)
+        return max(self.result.threads_max, timeline)
+
+    def matched(self, means: str) -> Failure | None:
+        """The first manifest failure pattern with this meaning that the program's messages show."""
+        text = self.stderr
+        return next((f for f in self.failures if f.means == means and f.pattern.search(text)), None)
+
+    def fill(self, template: str | None) -> str | None:
+        """A manifest reason or remedy with {n}, {sleep}, {threads}, {message} and arithmetic filled."""
+        if template is None:
+            return None
+        values = {
+            "n": str(self.n),
+            "sleep": f"{self.sleep_s:g}",
+            "threads": f"{self.threads:,}",
+            "message": message_line(self.result.stderr_tail) or message_line(self.result.stdout_tail),
+        }
+        try:
+            return expand(template, values)
+        except TemplateError:
+            return template
+
+
+def message_line(stderr_tail: list[str]) -> str:
+    """The line of stderr that says what went wrong, skipping stack frames and hints.
+
+    Rust ends with "note: ... RUST_BACKTRACE", Java and Elixir with stack frames; the message is
+    the last line that is neither.
+    """
+    for line in reversed(stderr_tail):
+        if not NOISE.match(line):
+            return line.strip()[:200]
+    return next((line.strip()[:200] for line in reversed(stderr_tail) if line.strip()), "")
+
+
+def _limits_reached(run: _Run) -> list[tuple[str, str]]:
+    """The limits the thread count was at when the run stopped, closest first: (key, explanation)."""
+    reached = run.threads
+    near = []
+    for key, (capacity, how) in thread_capacities(run.per_task, run.limits).items():
+        if capacity > 0 and reached >= NEAR * capacity:
+            near.append((reached / capacity, key, how))
+    near.sort(reverse=True)
+    # "Cannot allocate memory" comes from mmap: mappings, not PIDs, ran out.
+    if "Cannot allocate memory" in run.stderr:
+        near.sort(key=lambda item: item[1] != "max_map_count")
+    return [(key, how) for _, key, how in near]
+
+
+def _thread_remedy(run: _Run, keys: list[str]) -> str:
+    """Commands for the limits that were reached, then for any other limit N would hit next.
+
+    Lifting only the limit that stopped this run would just move the failure to the next one
+    (100k Rust threads: vm.max_map_count at 16k, then kernel.pid_max at 32k).
+    """
+    per_task = {"threads": 1, **run.per_task}  # a thread failure means at least one thread per task
+    hits = {hit.key: hit for hit in predict(run.n, per_task, run.limits)}
+    parts = [
+        hits[key].remedy if key in hits else f"raise {LABELS.get(key, key)} (see memrun limits --n {run.n})"
+        for key in keys
+    ]
+    parts += [hit.remedy for key, hit in hits.items() if key not in keys and hit.target is not None]
+    return "; ".join(parts) or f"see `memrun limits --n {run.n}`"
+
+
+def _not_started(run: _Run) -> Verdict | None:
+    if not run.result.error:
+        return None
+    return Verdict(
+        "failed",
+        "not-started",
+        f"toolchain missing / cannot start: {run.result.error}",
+        "run `memrun doctor` and `memrun build`",
+    )
+
+
+def _interrupted(run: _Run) -> Verdict | None:
+    if not run.result.interrupted:
+        return None
+    return Verdict("failed", "interrupted", "interrupted by the user (Ctrl-C)", None)
+
+
+def _timed_out(run: _Run) -> Verdict | None:
+    r = run.result
+    if not r.timed_out:
+        return None
+    ready = f"`ready {r.ready_n}` after {r.ready_s:.1f} s" if r.ready_s is not None else "no `ready` line"
+    reason = f"timeout after {r.wall_s:.0f} s: {run.threads:,} threads at most, {ready}"
+    reached = _limits_reached(run)
+    if reached:
+        reason += f"; threads were at {LABELS[reached[0][0]]} ({reached[0][1]})"
+        return Verdict("failed", "timeout", reason, _thread_remedy(run, [k for k, _ in reached]))
+    remedy = "the program was still starting tasks: give a longer --timeout" if r.ready_s is None else None
+    return Verdict("failed", "timeout", reason, remedy)
+
+
+def _runtime_limit(run: _Run) -> Verdict | None:
+    """A limit of the runtime itself, as its manifest describes it (reason and remedy templates)."""
+    found = run.matched("runtime-limit")
+    if found is None:
+        return None
+    return Verdict("failed", found.code, run.fill(found.reason) or found.code, run.fill(found.remedy))
+
+
+def _thread_limit(run: _Run) -> Verdict | None:
+    r = run.result
+    found = run.matched("thread-limit")
+    if r.exit_code == 0 or not (found or THREAD_FAILURE.search(run.stderr)):
+        return None
+    reached = _limits_reached(run)
+    keys = [key for key, _ in reached]
+    if reached:
+        which = LABELS[keys[0]]
+        why = reached[0][1] + (f"; also near {', '.join(LABELS[k] for k in keys[1:])}" if keys[1:] else "")
+    elif "Cannot allocate memory" in run.stderr:
+        which, why = "probably vm.max_map_count", "a thread stack mapping failed with ENOMEM"
+        keys = ["max_map_count"]
+    else:
+        which, why = "unknown limit", "no limit read here is near the threads reached"
+    outcome = f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
+    reason = f"thread limit: {which} ({run.threads:,} threads reached, {why}; {outcome})"
+    if found and found.reason:
+        reason = f"{run.fill(found.reason)}: {reason}"
+    remedy = run.fill(found.remedy) if found and found.remedy else _thread_remedy(run, keys)
+    return Verdict("failed", found.code if found else "thread-limit", reason, remedy)
+
+
+def _out_of_memory(run: _Run) -> Verdict | None:
+    r = run.result
+    peak = max(r.cgroup_peak or 0, r.peak_rss or 0)
+    bounds = [b for b in (int_value(run.limits, "mem_total"), int_value(run.limits, "mem_cgroup_max")) if b]
+    near_limit = (r.signal == "SIGKILL" and bool(bounds) and peak >= 0.8 * min(bounds)) or bool(
+        r.cgroup_oom_kills
+    )
+    found = run.matched("out-of-memory")
+    said_so = (r.signal or r.exit_code) and (found or OUT_OF_MEMORY.search(run.stderr))
+    if not (near_limit or said_so):
+        return None
+    detail = f"peak {peak / MIB:,.0f} MiB" + (f" of {min(bounds) / MIB:,.0f} MiB" if bounds else "")
+    how = f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
+    reason = f"out of memory: {how}, {detail}"
+    if found and found.reason:
+        reason = f"{run.fill(found.reason)}: {reason}"
+    remedy = "run fewer tasks or on a machine with more memory"
+    if found and found.remedy:
+        remedy = run.fill(found.remedy) or remedy
+    return Verdict("failed", found.code if found else "out-of-memory", reason, remedy)
+
+
+def _signal(run: _Run) -> Verdict | None:
+    r = run.result
+    if not r.signal:
+        return None
+    last = message_line(r.stderr_tail)
+    hint = " (the OOM killer or another process: see dmesg)" if r.signal == "SIGKILL" else ""
+    return Verdict("failed", "signal", f"crashed by {r.signal}{hint}" + (f": {last}" if last else ""), None)
+
+
+def _nonzero_exit(run: _Run) -> Verdict | None:
+    r = run.result
+    if r.exit_code == 0:
+        return None
+    last = message_line(r.stderr_tail)
+    return Verdict("failed", "exit", f"exit {r.exit_code}" + (f": {last}" if last else ""), None)
+
+
+def _no_ready(run: _Run) -> Verdict | None:
+    if run.result.ready_n is not None:
+        return None
+    return Verdict(
+        "invalid",
+        "no-ready",
+        "no readiness line: exit 0 but no `ready N` on stdout, so nothing shows all N were alive",
+        "the program must print `ready N` once all N tasks are spawned (tasks/README.md)",
+    )
+
+
+def _ready_mismatch(run: _Run) -> Verdict | None:
+    if run.result.ready_n == run.n:
+        return None
+    return Verdict(
+        "invalid",
+        "ready-mismatch",
+        f"the program said `ready {run.result.ready_n}` but {run.n} tasks were asked for",
+        "check how the program parses N",
+    )
+
+
+def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
+    spawn = run.result.ready_s
+    if spawn is None or spawn <= run.sleep_s:
+        return None
+    reason = (
+        f"spawning took {spawn:.1f} s, longer than the {run.sleep_s:g} s sleep: "
+        f"the {run.n} tasks were never all alive at once"
+    )
+    remedy = f"use --sleep auto or --sleep {math.ceil(2 * spawn)}"
+    reached = _limits_reached(run)
+    blocking = [hit for hit in predict(run.n, run.per_task, run.limits) if hit.target is not None]
+    if reached:
+        # A runtime that waits for a thread to end before starting the next (the JVM under pid_max)
+        # is slow because of the limit: a longer sleep would only make it fail outright.
+        keys = [key for key, _ in reached]
+        reason += f"; threads peaked at {run.threads:,}, at {LABELS[keys[0]]}"
+        remedy = f"{_thread_remedy(run, keys)}; then {remedy}"
+    elif blocking:
+        # Not stopped by a limit yet (threads peaked below it), but N tasks cannot all exist here:
+        # a longer sleep alone would end at the limit, so --sleep auto does not re-run it.
+        reason += f"; threads peaked at {run.threads:,}, and N also exceeds " + ", ".join(
+            hit.limit for hit in blocking
+        )
+        remedy = f"--raise-limits (root), then --sleep {math.ceil(2 * spawn)}"
+    return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
+
+
+RULES: list[Callable[[_Run], Verdict | None]] = [
+    _not_started,
+    _interrupted,
+    _timed_out,
+    _runtime_limit,
+    _thread_limit,
+    _out_of_memory,
+    _signal,
+    _nonzero_exit,
+    _no_ready,
+    _ready_mismatch,
+    _spawn_outlasted_sleep,
+]
+
+
+def classify(
+    result: RunResult,
+    n: int,
+    sleep_s: float,
+    per_task: dict | None = None,
+    limits: Limits | None = None,
+    failures: Sequence[Failure] = (),
+) -> Verdict:
+    """Judge one run: only a run that printed `ready N` in time and exited 0 measured N live tasks.
+
+    The first rule that matches decides, most fundamental first (could it start, did it end, why
+    did it fail), so a failure is never reported as the weaker "invalid". limits default to the
+    ones in force now, which are the ones the run had unless they were changed in between.
+    failures are the variant's manifest failure patterns (Variant.failures).
+    """
+    run = _Run(result, n, sleep_s, per_task or {}, read_limits() if limits is None else limits, failures)
+    for rule in RULES:
+        verdict = rule(run)
+        if verdict is not None:
+            return verdict
+    return Verdict(
+        "valid", "ok", f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep", None
+    )
+
+
+def toolchain_missing(variant: str, problems: list[str]) -> Verdict:
+    return Verdict(
+        "failed",
+        "toolchain-missing",
+        "toolchain missing: " + "; ".join(problems),
+        f"memrun doctor {variant}  (then memrun setup)",
+    )
+
+
+def build_failed(variant: str, error: str) -> Verdict:
+    return Verdict("failed", "build-failed", error, f"memrun build {variant}")

@@ -1,0 +1,29 @@
+"""runner.limits.host: the limits in force, read without ever raising."""
+
+from __future__ import annotations
+
+from runner import tasks, verdict
+from runner.limits import host
+from tests.limits.here import HERE, RUST
+from tests.test_verdict import RUST_PANIC, failed
+
+RUST_FAILURES = tasks.load_all()["rust-threads"].failures
+
+
+def test_read_limits_here():
+    here = host.read_limits()
+    for key in ("pid_max", "threads_max", "max_map_count", "threads_now", "mem_total"):
+        assert isinstance(here[key], int) and here[key] > 0, key
+    assert here["pids_max"] is None or here["pids_max"] == "max" or isinstance(here["pids_max"], int)
+    assert set(HERE) <= set(here)
+
+
+def test_read_limits_unreadable_is_none(monkeypatch, tmp_path):
+    monkeypatch.setattr(host, "PROC_SYS", tmp_path)
+    monkeypatch.setattr(host, "_read_text", lambda path: None)
+    here = host.read_limits()
+    assert here["pid_max"] is None and here["threads_now"] is None and here["mem_total"] is None
+    v = verdict.classify(
+        failed(exit_code=101, stderr_tail=RUST_PANIC), 10, 1, RUST, here, failures=RUST_FAILURES
+    )
+    assert v.code == ("thread-limit")

@@ -1,0 +1,38 @@
+"""runner.results.record: the typed run record, written by one method and read back by one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from runner.results import RunRecord
+from runner.results.summary import load_runs
+
+STORED = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
+
+
+def test_every_committed_row_reads_back_to_the_same_json():
+    rows = [json.loads(line) for line in STORED.read_text().splitlines()]
+    assert len(rows) > 100
+    for row in rows:
+        record = RunRecord.from_json(row)
+        assert record.to_json() == row
+        assert list(record.to_json()) == list(row)  # same key order: same CSV column order
+
+
+def test_measured_and_unmeasured_records():
+    rows = [json.loads(line) for line in STORED.read_text().splitlines()]
+    measured = RunRecord.from_json(next(r for r in rows if r["verdict"] == "valid"))
+    assert measured.result is not None and measured.result.peak_rss == measured.get("peak_rss") > 0
+    failed = RunRecord(variant="x", n=10, verdict="failed", code="build-failed", reason="no cc")
+    data = failed.to_json()
+    assert data["peak_rss"] is None and data["wall_s"] is None and RunRecord.from_json(data) == failed
+
+
+def test_a_record_from_an_older_or_newer_memrun_loads(tmp_path):
+    old = {"variant": "go", "n": 10, "verdict": "valid", "peak_rss": 5, "ready_s": 0.1, "sleep_s": 1.0}
+    newer = {**old, "n": 20, "some_future_field": {"a": 1}}
+    (tmp_path / "runs.jsonl").write_text(json.dumps(old) + "\n" + json.dumps(newer) + "\n")
+    runs = load_runs([tmp_path])
+    assert list(runs["n"]) == [10, 20] and runs["some_future_field"].iloc[1] == {"a": 1}
+    assert RunRecord.from_json(newer).to_json()["some_future_field"] == {"a": 1}

@@ -1,0 +1,81 @@
+"""runner.tasks.manifest: the schema, checked at load time."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner import tasks
+from tests.limits.here import JAVA, RUST
+
+
+def test_manifests_declare_per_task_needs():
+    variants = tasks.load_all()
+    assert variants["rust-threads"].per_task == RUST
+    assert variants["java-threads"].per_task == JAVA
+    assert variants["java-virtual"].per_task == {} and variants["rust-tokio"].per_task == {}
+
+
+def test_manifest_rejects_unknown_per_task_key(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "task.toml").write_text(
+        '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n'
+        '[[variant]]\nname = "t"\nrun = ["true"]\n[variant.per_task]\nthread = 1\n'
+    )
+    with pytest.raises(tasks.ManifestError, match="unknown key"):
+        tasks.load_folder(folder)
+
+
+HEAD = (
+    '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n[[variant]]\nname = "t"\nrun = ["true"]\n'
+)
+
+
+def _load(tmp_path, text: str):
+    folder = tmp_path / "t"
+    folder.mkdir(exist_ok=True)
+    (folder / "task.toml").write_text(HEAD + text)
+    return tasks.load_folder(folder)
+
+
+def test_failure_table_folder_wide_and_per_variant(tmp_path):
+    tf = _load(
+        tmp_path,
+        "[[variant.failure]]\npattern = 'mine'\nmeans = \"out-of-memory\"\n"
+        '[[failure]]\npattern = \'ours\'\nmeans = "runtime-limit"\ncode = "x-limit"\n'
+        'reason = "hit ({message})"\nremedy = "--limit {n + 1}"\n',
+    )
+    v = tf.variants[0]
+    assert [f.pattern.pattern for f in v.failures] == ["mine", "ours"]  # the variant's own first
+    assert (v.failures[1].code, v.failures[0].code) == ("x-limit", "out-of-memory")
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ("pattern = 'x'\nmeans = \"sad\"\n", "means must be one of"),
+        ("pattern = '('\nmeans = \"thread-limit\"\n", "pattern:"),
+        ('means = "thread-limit"\n', "pattern is required"),
+        ("pattern = 'x'\nmeans = \"runtime-limit\"\n", "needs a reason and a remedy"),
+        ('pattern = \'x\'\nmeans = "out-of-memory"\nremedy = "{m}"\n', r"unknown placeholder \{m\}"),
+    ],
+)
+def test_failure_table_mistakes_name_the_file(tmp_path, table, words):
+    with pytest.raises(tasks.ManifestError, match=words):
+        _load(tmp_path, "[[failure]]\n" + table)
+
+
+def test_npm_and_maven_packages_and_their_places(tmp_path):
+    tf = _load(tmp_path, "")
+    assert (tf.npm, tf.maven) == ([], [])
+    text = HEAD.replace('description = "x"\n', 'description = "x"\nnpm = ["bun@1.2.3"]\nmaven = ["g:a:1"]\n')
+    (tmp_path / "t" / "task.toml").write_text(
+        text + '[tools.bun]\nfind = ["{npm_prefix}/node_modules/.bin/bun"]\n'
+    )
+    tf = tasks.load_folder(tmp_path / "t")
+    assert (tf.npm, tf.maven) == (["bun@1.2.3"], ["g:a:1"])
+
+
+def test_old_special_placeholder_is_gone_in_favour_of_arithmetic():
+    elixir = tasks.load_all()["elixir"]
+    assert any("{n + 65536}" in a for rule in elixir.when for a in rule.args)

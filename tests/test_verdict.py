@@ -1,0 +1,336 @@
+"""runner.verdict: judging runs, with each runtime's failure messages taken from its manifest.
+
+The stderr lines below were copied from real failures on the development machine (Linux 6.18,
+Rust 1.9x, Temurin JDK 25, Elixir 1.14 / OTP 25), each produced as noted beside it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from runner import tasks, verdict
+from runner.limits import read_limits
+from runner.measure import RunResult, Sample, measure
+from runner.paths import BUILD_DIR
+from tests.conftest import require
+from tests.limits.here import HERE, JAVA, RUST
+
+VARIANTS = tasks.load_all()
+RUST_FAILURES = VARIANTS["rust-threads"].failures
+JAVA_FAILURES = VARIANTS["java-threads"].failures
+ELIXIR_FAILURES = VARIANTS["elixir"].failures
+
+# rust-threads 100000 1, default limits: stops at ~16,370 threads, by SIGABRT (seen 3 of 3 here) ...
+RUST_ABORT = [
+    "",
+    "thread 'main' (3438) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/"
+    "thread/functions.rs:131:29:",
+    'failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "Resource temporarily unavailable" }',
+    "stack backtrace:",
+    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
+    "",
+    "thread '<unnamed>' (19811) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/"
+    "src/sys/pal/unix/stack_overflow.rs:240:13:",
+    "failed to set up alternative stack guard page: Cannot allocate memory (os error 12)",
+    "stack backtrace:",
+    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
+    "fatal runtime error: failed to initiate panic, error 5, aborting",
+]
+# ... or by the main thread's panic alone, exit 101 (seen in a pid_max=5000 pid namespace and
+# under a pids cgroup with pids.max=3000, 3 of 3 and 4 of 4).
+RUST_PANIC = [
+    "",
+    "thread 'main' (9050) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/"
+    "thread/functions.rs:131:29:",
+    'failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "Resource temporarily unavailable" }',
+    "stack backtrace:",
+    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
+]
+# java Main threads 10000 5 under pids.max=3000: exit 1 (the JVM's "pthread_create failed (EAGAIN)"
+# warning goes to stdout, not here).
+JAVA_OOME = [
+    'Exception in thread "main" java.lang.OutOfMemoryError: unable to create native thread: possibly out '
+    "of memory or process/resource limits reached",
+    "\tat java.base/java.lang.Thread.start0(Native Method)",
+    "\tat java.base/java.lang.Thread.start(Thread.java:1417)",
+    "\tat Main.main(Main.java:56)",
+]
+# elixir ... -- 300000 3 without +P: exit 1 after 2.8 s.
+ELIXIR_LIMIT = [
+    "** (SystemLimitError) a system limit has been reached",
+    "    :erlang.spawn_link(:proc_lib, :init_p, [#PID<0.96.0>, [], Task.Supervised, :reply, "
+    "[{:nonode@nohost, #PID<0.96.0>, #PID<0.96.0>}, :nomonitor]])",
+    "    (stdlib 4.2) proc_lib.erl:121: :proc_lib.spawn_link/3",
+    "    (elixir 1.14.0) lib/task.ex:455: Task.async/3",
+    "    lib/main.ex:7: Main.main/1",
+]
+
+
+def result(**fields: object) -> RunResult:
+    """A RunResult of a run that went well; tests override what their case changes."""
+    base = RunResult(
+        argv=["prog"],
+        started_at="2025-01-01T00:00:00+00:00",
+        exit_code=0,
+        signal=None,
+        timed_out=False,
+        interrupted=False,
+        error=None,
+        wall_s=11.0,
+        user_s=0.1,
+        sys_s=0.1,
+        ready_n=1000,
+        ready_s=0.5,
+        stdout_other=0,
+        peak_rss=50_000_000,
+        peak_rss_source="kernel-hwm",
+        hwm_max=50_000_000,
+        hwm_sum=50_000_000,
+        sampled_peak_rss=50_000_000,
+        ru_maxrss=50_000_000,
+        procs_max=1,
+        threads_max=1001,
+        pte_peak=None,
+        cgroup_version="v1",
+        cgroup_peak=60_000_000,
+        cgroup_kernel_peak=None,
+    )
+    return replace(base, **fields)
+
+
+def failed(**fields: object) -> RunResult:
+    return result(ready_n=None, ready_s=None, **fields)
+
+
+# ---------------------------------------------------------------- classify: thread limits
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "sig", "stderr"), [(None, "SIGABRT", RUST_ABORT), (101, None, RUST_PANIC)]
+)
+def test_rust_threads_at_max_map_count_both_ways_of_dying(exit_code, sig, stderr):
+    r = failed(exit_code=exit_code, signal=sig, stderr_tail=stderr, threads_max=16370, wall_s=0.87)
+    v = verdict.classify(r, 100_000, 1, RUST, HERE, failures=RUST_FAILURES)
+    assert (v.verdict, v.code) == ("failed", "thread-limit")
+    assert v.reason.startswith("thread limit: vm.max_map_count (16,370 threads reached")
+    assert v.remedy == "sysctl -w vm.max_map_count=401408; sysctl -w kernel.pid_max=102400"
+
+
+def test_rust_threads_at_pid_max_in_a_small_pid_namespace():
+    here = {**HERE, "pid_max": 5000, "threads_now": 5}
+    r = failed(exit_code=101, stderr_tail=RUST_PANIC, threads_max=4994)
+    v = verdict.classify(r, 10_000, 3, RUST, here, failures=RUST_FAILURES)
+    assert v.code == "thread-limit"
+    assert v.reason.startswith("thread limit: kernel.pid_max (4,994 threads reached")
+    assert v.remedy == "sysctl -w kernel.pid_max=12288"
+
+
+def test_java_threads_at_cgroup_pids_max():
+    here = {**HERE, "pids_max": 3000, "pids_cgroup": "/sys/fs/cgroup/pids/box"}
+    r = failed(exit_code=1, stderr_tail=JAVA_OOME, threads_max=3000)
+    v = verdict.classify(r, 10_000, 5, JAVA, here, failures=JAVA_FAILURES)
+    assert v.code == "thread-limit"
+    assert "cgroup pids.max" in v.reason and "exit 1" in v.reason
+    assert v.remedy == "echo max > /sys/fs/cgroup/pids/box/pids.max (as root)"
+
+
+def test_rlimit_nproc_when_not_root():
+    here = {**HERE, "nproc_soft": 1000, "nproc_hard": 1000, "nproc_enforced": 1}
+    r = failed(exit_code=101, stderr_tail=RUST_PANIC, threads_max=999)
+    v = verdict.classify(r, 3000, 1, RUST, here, failures=RUST_FAILURES)
+    assert v.reason.startswith("thread limit: RLIMIT_NPROC")
+    assert "limits.conf" in v.remedy
+
+
+def test_thread_failure_without_per_task_still_names_the_limit_it_can():
+    r = failed(signal="SIGABRT", exit_code=None, stderr_tail=RUST_ABORT, threads_max=16370)
+    v = verdict.classify(r, 100_000, 1, None, HERE)
+    assert v.code == "thread-limit"
+    assert "probably vm.max_map_count" in v.reason
+
+
+def test_thread_limit_when_nothing_is_near_says_unknown():
+    r = failed(exit_code=101, stderr_tail=RUST_PANIC, threads_max=500)
+    v = verdict.classify(r, 100_000, 1, RUST, HERE, failures=RUST_FAILURES)
+    assert v.reason.startswith("thread limit: unknown limit")
+
+
+# ---------------------------------------------------------------- classify: other outcomes
+
+
+def test_elixir_without_plus_p():
+    r = failed(exit_code=1, stderr_tail=ELIXIR_LIMIT, threads_max=21, procs_max=2)
+    v = verdict.classify(r, 300_000, 3, {}, HERE, failures=ELIXIR_FAILURES)
+    assert (v.verdict, v.code) == ("failed", "erlang-process-limit")
+    assert "SystemLimitError" in v.reason
+    assert "+P 365536" in v.remedy
+
+
+def test_not_started():
+    v = verdict.classify(failed(exit_code=None, error="execve: No such file or directory"), 1, 1, {}, HERE)
+    assert (v.verdict, v.code) == ("failed", "not-started")
+    assert v.reason.startswith("toolchain missing / cannot start")
+
+
+def test_timeout_says_how_far_it_got():
+    # java Main threads 100000 30 with a 60 s timeout: still starting threads when killed.
+    r = failed(exit_code=None, signal="SIGKILL", timed_out=True, wall_s=60.21, threads_max=25490)
+    v = verdict.classify(r, 100_000, 30, JAVA, HERE, failures=JAVA_FAILURES)
+    assert (v.verdict, v.code) == ("failed", "timeout")
+    assert v.reason == "timeout after 60 s: 25,490 threads at most, no `ready` line"
+
+
+def test_timeout_at_a_limit_names_it():
+    timeline = [Sample(1.0, 1, 100, 1, None), Sample(50.0, 1, 32_400, 1, None)]
+    r = failed(exit_code=None, signal="SIGKILL", timed_out=True, wall_s=60, threads_max=0, timeline=timeline)
+    v = verdict.classify(r, 100_000, 10, JAVA, HERE, failures=JAVA_FAILURES)
+    assert "32,400 threads at most" in v.reason and "kernel.pid_max" in v.reason
+    assert "sysctl -w kernel.pid_max=102400" in v.remedy
+
+
+def test_sigkill_near_memory_is_out_of_memory():
+    r = failed(exit_code=None, signal="SIGKILL", cgroup_peak=24_000_000_000)
+    v = verdict.classify(r, 1_000_000, 10, {}, HERE)
+    assert (v.verdict, v.code) == ("failed", "out-of-memory")
+
+
+def test_runtime_saying_out_of_memory():
+    r = failed(exit_code=2, stderr_tail=["fatal error: runtime: out of memory", "", "goroutine 1 [running]:"])
+    assert verdict.classify(r, 1_000_000, 10, {}, HERE).code == "out-of-memory"
+
+
+def test_other_signal_names_it_and_the_message():
+    r = failed(exit_code=None, signal="SIGSEGV", stderr_tail=["boom", "\tat frame"])
+    v = verdict.classify(r, 10, 1, {}, HERE)
+    assert (v.code, v.reason) == ("signal", "crashed by SIGSEGV: boom")
+
+
+def test_sigkill_far_from_memory_is_a_crash_with_a_hint():
+    v = verdict.classify(failed(exit_code=None, signal="SIGKILL"), 10, 1, {}, HERE)
+    assert v.code == "signal" and "dmesg" in v.reason
+
+
+def test_nonzero_exit_quotes_the_message():
+    r = failed(exit_code=2, stderr_tail=["usage: rust-threads N [SLEEP_SECONDS]"])
+    v = verdict.classify(r, 10, 1, {}, HERE)
+    assert (v.verdict, v.code, v.reason) == (
+        "failed",
+        "exit",
+        "exit 2: usage: rust-threads N [SLEEP_SECONDS]",
+    )
+
+
+def test_exit_zero_without_ready_is_invalid():
+    v = verdict.classify(result(ready_n=None, ready_s=None), 1000, 1, {}, HERE)
+    assert (v.verdict, v.code) == ("invalid", "no-ready")
+
+
+def test_ready_mismatch_is_invalid():
+    v = verdict.classify(result(ready_n=999), 1000, 1, {}, HERE)
+    assert (v.verdict, v.code) == ("invalid", "ready-mismatch")
+
+
+def test_java_spawning_longer_than_the_sleep():
+    # java Main threads 100000 1, default limits: exit 0, `ready 100000` after 36.3 s, 6,199 threads.
+    r = result(ready_n=100_000, ready_s=36.316206, wall_s=37.33, threads_max=6199)
+    v = verdict.classify(r, 100_000, 1, JAVA, HERE, failures=JAVA_FAILURES)
+    assert (v.verdict, v.code) == ("invalid", "spawn-outlasted-sleep")
+    assert v.reason == (
+        "spawning took 36.3 s, longer than the 1 s sleep: the 100000 tasks were never all alive at once; "
+        "threads peaked at 6,199, and N also exceeds kernel.pid_max, vm.max_map_count"
+    )
+    # a longer sleep alone would run into the limits: raise them first
+    assert v.remedy == "--raise-limits (root), then --sleep 73"
+
+
+def test_spawning_longer_than_the_sleep_within_limits_suggests_a_longer_sleep():
+    # go at 1M tasks on 2 cores: no OS thread per task, no limit in the way
+    r = result(ready_n=1_000_000, ready_s=12.2, wall_s=22.3, threads_max=5)
+    v = verdict.classify(r, 1_000_000, 10, {}, HERE)
+    assert v.code == "spawn-outlasted-sleep"
+    assert v.remedy == "use --sleep auto or --sleep 25"
+
+
+def test_java_exit_zero_after_minutes_at_pid_max_asks_for_the_limit_first():
+    # Seen here: 100k platform threads under pid_max=32768 exited 0 after 132 s.
+    r = result(ready_n=100_000, ready_s=131.0, wall_s=132.0, threads_max=32_500)
+    v = verdict.classify(r, 100_000, 10, JAVA, HERE, failures=JAVA_FAILURES)
+    assert v.code == "spawn-outlasted-sleep" and "kernel.pid_max" in v.reason
+    assert v.remedy.startswith("sysctl -w kernel.pid_max=102400")
+    assert v.remedy.endswith("then use --sleep auto or --sleep 262")
+
+
+def test_valid_run():
+    v = verdict.classify(result(ready_n=1000, ready_s=0.5), 1000, 10, RUST, HERE, failures=RUST_FAILURES)
+    assert (v.verdict, v.code, v.remedy) == ("valid", "ok", None)
+    assert v.valid
+
+
+def test_message_line_skips_frames_and_hints():
+    assert verdict.message_line(RUST_PANIC).startswith("failed to spawn thread")
+    assert verdict.message_line(JAVA_OOME).startswith('Exception in thread "main"')
+    assert verdict.message_line(ELIXIR_LIMIT).startswith("** (SystemLimitError)")
+    assert verdict.message_line([]) == ""
+
+
+# ---------------------------------------------------------------- a real failure
+
+
+@pytest.mark.slow
+def test_real_rust_threads_100k_on_default_limits_is_a_thread_limit():
+    binary = BUILD_DIR / "rust-threads" / "target" / "release" / "rust-threads"
+    require(binary.exists(), "rust-threads built (memrun build rust-threads)")
+    here = read_limits()
+    require(here["max_map_count"] == 65530, "the default vm.max_map_count")
+    r = measure([str(binary), "100000", "1"], timeout=60)
+    v = verdict.classify(r, 100_000, 1, RUST, here, failures=RUST_FAILURES)
+    assert (r.exit_code, r.signal) in ((101, None), (None, "SIGABRT")), r.outcome()
+    assert v.code == "thread-limit" and "vm.max_map_count" in v.reason, v
+
+
+# ---------------------------------------------------------------- a runtime the runner never heard of
+
+
+def test_a_new_runtimes_failure_is_diagnosed_from_its_manifest_alone(tmp_path):
+    """A throwaway task folder whose program dies with a made-up message: the verdict, reason and
+    remedy in the stored row come from its task.toml, through the real CLI and a real run."""
+    from tests.test_sweep import FIXTURE_TASKS, rows, run
+
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks_dir)
+    folder = tasks_dir / "frob"
+    folder.mkdir()
+    (folder / "frob.py").write_text(
+        "import sys\nprint('frobnicator: widget pool exhausted at 7 widgets', file=sys.stderr)\nsys.exit(3)\n"
+    )
+    (folder / "task.toml").write_text(
+        '[task]\ndescription = "test double: a runtime with a limit of its own"\n'
+        '[tools.python]\nfind = ["{python}"]\n'
+        '[[build]]\ncommands = [["{python}", "-m", "py_compile", "frob.py"]]\ninputs = ["frob.py"]\n'
+        '[[variant]]\nname = "frob"\nrun = ["{python}", "{dir}/frob.py", "{n}", "{sleep}"]\n'
+        "[[failure]]\npattern = 'widget pool exhausted'\nmeans = \"runtime-limit\"\n"
+        'code = "frob-widget-limit"\nreason = "frobnicator widget limit ({message})"\n'
+        'remedy = "run with --widgets {n * 2 + 1}"\n'
+    )
+    out = tmp_path / "res"
+    p = run(
+        "sweep",
+        "-r",
+        "frob",
+        "--n",
+        "50",
+        "--sleep",
+        "1",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
+        env={"MEMRUN_TASKS": str(tasks_dir)},
+    )
+    assert p.returncode == 0, p.stderr
+    (row,) = rows(out)
+    assert (row["verdict"], row["code"], row["exit_code"]) == ("failed", "frob-widget-limit", 3)
+    assert row["reason"] == "frobnicator widget limit (frobnicator: widget pool exhausted at 7 widgets)"
+    assert row["remedy"] == "run with --widgets 101"
