@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -13,6 +14,7 @@ import click
 from runner import __version__, tasks
 from runner.inputs import SleepSpec, parse_n, parse_n_list
 from runner.measure.launcher import LauncherError, ensure_launcher
+from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
 from runner.results import METRICS, ResultsDir, ResultsError
 from runner.tasks import install
 
@@ -42,15 +44,6 @@ def select_variants(names: tuple[str, ...] | list[str]) -> list[tasks.Variant]:
     return [known[n] for n in dict.fromkeys(names)]
 
 
-INTERVAL_OPTION = click.option(
-    "--interval",
-    type=click.FloatRange(min=1),
-    default=50.0,
-    show_default=True,
-    help="Milliseconds between samples of the process tree (the timeline's resolution).",
-)
-
-
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memrun")
 def main() -> None:
@@ -59,18 +52,29 @@ def main() -> None:
     Start with `memrun doctor` (what is installed), then `memrun sweep` (measure),
     `memrun report` / `memrun plot` (show stored results), `memrun limits` (why threads fail).
     """
+    recover()
+
+
+def recover() -> None:
+    """Before any command: undo what a memrun killed mid-run left behind (as root; a user cannot
+    have raised limits or made run cgroups). Each thing undone is said in one line."""
+    if os.geteuid() != 0:
+        return
+    from runner.limits import journal
+    from runner.measure import cgroups
+
+    journal.recover(log=_err)
+    removed = cgroups.remove_stale()
+    if removed:
+        _err(f"memrun: removed {len(removed)} run cgroup(s) left by a memrun that is gone")
 
 
 @main.command(
     context_settings={"ignore_unknown_options": True}, short_help="Measure one command's peak memory."
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Kill the whole process tree after this many seconds.",
-)
+@timeout_option("Kill the whole process tree after this many seconds.")
 @INTERVAL_OPTION
+@MEMORY_CAP_OPTION
 @click.option(
     "--cgroup",
     type=click.Choice(["auto", "v2", "v1", "none"]),
@@ -81,7 +85,12 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print every figure, with the timeline, as JSON.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def measure(
-    timeout: float | None, interval: float, cgroup: str, as_json: bool, command: tuple[str, ...]
+    timeout: float | None,
+    interval: float,
+    memory_cap: int | str,
+    cgroup: str,
+    as_json: bool,
+    command: tuple[str, ...],
 ) -> None:
     """Measure the peak memory of one command:  memrun measure [OPTIONS] -- CMD [ARGS...]
 
@@ -97,7 +106,13 @@ def measure(
     from runner.show.runtext import format_run
 
     try:
-        result = measure_run(list(command), timeout=timeout, interval=interval / 1000.0, cgroup=cgroup)
+        result = measure_run(
+            list(command),
+            timeout=timeout,
+            interval=interval / 1000.0,
+            cgroup=cgroup,
+            memory_cap=resolve_memory_cap(memory_cap),
+        )
     except LauncherError as e:
         raise click.ClickException(str(e)) from None
     if as_json:
@@ -216,13 +231,14 @@ def setup(variants: tuple[str, ...]) -> None:
     help="Results directory; runs are appended to OUT/runs.jsonl as each one ends.",
 )
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Kill a run after this many seconds [default: 2 x sleep + 90].",
-)
+@timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
 @INTERVAL_OPTION
+@MEMORY_CAP_OPTION
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="If another measurement holds the machine, wait for it instead of exiting with status 2.",
+)
 @click.option(
     "--raise-limits",
     is_flag=True,
@@ -238,6 +254,8 @@ def sweep(
     resume: bool,
     timeout: float | None,
     interval: float,
+    memory_cap: int | str,
+    wait: bool,
     raise_limits: bool,
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
@@ -247,7 +265,6 @@ def sweep(
     their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
     """
     from runner import sweep as sweeping
-    from runner.show.progress import SweepPrinter
 
     try:
         ns = parse_n_list(n_list)
@@ -270,7 +287,28 @@ def sweep(
         timeout=timeout,
         interval=interval / 1000.0,
         raise_limits=raise_limits,
+        memory_cap=resolve_memory_cap(memory_cap),
     )
+    with _machine(wait):
+        _sweep(opts, out)
+
+
+@contextlib.contextmanager
+def _machine(wait: bool):  # type: ignore[no-untyped-def]
+    """The machine-wide measurement lock, or exit 2 naming who holds it."""
+    from runner import lock
+
+    try:
+        with lock.measuring(log=_err, wait=wait):
+            yield
+    except lock.Busy as e:
+        raise InputError(str(e)) from None
+
+
+def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
+    from runner import sweep as sweeping
+    from runner.show.progress import SweepPrinter
+
     try:
         sweeping.prepare(opts, log=_err)
     except ResultsError as e:
@@ -370,8 +408,13 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
 
 @main.command("limits", short_help="Show thread/process limits and who hits them.")
 @click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
+@click.option(
+    "--restore",
+    is_flag=True,
+    help="(root) Put back kernel limits that a memrun killed mid-sweep left raised (from its journal).",
+)
 @click.argument("variants", nargs=-1)
-def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
+def limits_command(n_text: str | None, restore: bool, variants: tuple[str, ...]) -> None:
     """Show the limits that bound threads and processes here, and which variants hit them.
 
     pid_max, threads-max, vm.max_map_count, RLIMIT_NPROC, RLIMIT_STACK, cgroup pids.max, memory
@@ -380,6 +423,9 @@ def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
     """
     from runner.show.limits import limits_report
 
+    if restore:
+        _restore_limits()
+        return
     n = None
     if n_text is not None:
         try:
@@ -387,6 +433,24 @@ def limits_command(n_text: str | None, variants: tuple[str, ...]) -> None:
         except ValueError as e:
             raise InputError(f"--n: {e}") from None
     click.echo(limits_report(n, select_variants(variants)))
+
+
+def _restore_limits() -> None:
+    from runner.limits import journal
+
+    found = journal.read()
+    if found is None:
+        click.echo("nothing to restore: no memrun has raised limits here without putting them back")
+        return
+    owner, _entries = found
+    if owner.pid and owner.alive():
+        raise click.ClickException(
+            f"memrun {owner.describe()} is running and holds the raised limits; it restores them "
+            "when it ends (stop it with Ctrl-C or kill, not kill -9)"
+        )
+    if os.geteuid() != 0:
+        raise InputError("restoring kernel limits needs root (it writes /proc/sys)")
+    journal.recover(log=click.echo, force=True)
 
 
 def run() -> None:

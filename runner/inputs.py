@@ -1,4 +1,5 @@
-"""Parse what a user types: task counts (`1,1e4,10k,10_000`), sleeps (`10`, `auto`, `auto:2`).
+"""Parse what a user types: task counts (`1,1e4,10k,10_000`), sleeps (`10`, `auto`, `auto:2`),
+sizes (`512MiB`, `1.5G`), and numbers that must be finite.
 
 Strict on purpose: a typo must stop the sweep before it runs for an hour, not after. Every error
 is a ValueError with a one-line message naming the bad value.
@@ -6,6 +7,7 @@ is a ValueError with a one-line message naming the bad value.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -83,3 +85,31 @@ class SleepSpec:
         if self.auto:
             return "auto" if self.seconds == DEFAULT_SLEEP else f"auto:{format_number(self.seconds)}"
         return format_number(self.seconds)
+
+
+_SIZE = re.compile(r"^\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>[kmgt]?)(?P<i>i?)(?P<b>b?)\s*$", re.I)
+_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from `512MiB`, `1GiB`, `1.5G`, `2g`, `300MB`, `4096`.
+
+    KiB/MiB/GiB/TiB and bare K/M/G/T are powers of 1024 (as docker and systemd read `1G`); KB/MB/
+    GB/TB with the B are powers of 1000, as the article's MB; a plain number is bytes.
+    """
+    m = _SIZE.match(text)
+    if not m:
+        raise ValueError(f"not a size: {text!r} (use e.g. 512MiB, 1GiB, 1.5G)")
+    unit = m.group("unit").lower()
+    decimal = bool(unit) and bool(m.group("b")) and not m.group("i")
+    value = float(m.group("num")) * (1000 if decimal else 1024) ** _POWERS[unit]
+    if not math.isfinite(value) or value < 1:
+        raise ValueError(f"size must be at least 1 byte, got {text!r}")
+    return int(value)
+
+
+def finite(value: float, what: str) -> float:
+    """NaN passes every comparison a range check makes, so reject it (and infinity) by name."""
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    return value

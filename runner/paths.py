@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TASKS_DIR = Path(os.environ.get("MEMRUN_TASKS", ROOT / "tasks"))
-BUILD_DIR = Path(os.environ.get("MEMRUN_BUILD", ROOT / "build"))
+TASKS_DIR = Path(os.environ.get("MEMRUN_TASKS", ROOT / "tasks")).resolve()
+BUILD_DIR = Path(os.environ.get("MEMRUN_BUILD", ROOT / "build")).resolve()
 # Toolchains installed by `memrun setup` from npm and Maven land inside the checkout (git-ignored),
 # never in the user's global npm prefix or ~/.m2.
 NPM_PREFIX = BUILD_DIR / "npm"

@@ -22,7 +22,7 @@ from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import RunResult, Sample, measure
-from runner.results import ResultsDir, RunRecord
+from runner.results import ResultsDir, RunRecord, cost
 from runner.signals import sigterm_raises
 
 
@@ -58,6 +58,7 @@ class SweepOptions:
     timeout: float | None = None
     interval: float = 0.05
     raise_limits: bool = False
+    memory_cap: int | None = None  # bytes each run's cgroup may use (None: uncapped)
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
@@ -120,6 +121,7 @@ def _record(
         reason=judged.reason,
         remedy=judged.remedy,
         versions=versions,
+        memory_cap=opts.memory_cap,
         result=result,
     )
 
@@ -148,10 +150,12 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "sleep": str(opts.sleep),
         "repeat": opts.repeat,
         "raise_limits": opts.raise_limits,
+        "memory_cap": opts.memory_cap,
     }
     opts.out.add_sweep(meta)
 
     todo = [c for c in cells(opts) if c.key not in _done_keys(opts)]
+    known = [RunRecord.from_json(r) for r in opts.out.existing_rows()]  # for does-not-fit
     if opts.resume:
         p.log(
             f"resume: {len(cells(opts)) - len(todo)} cell(s) already in {opts.out.path}, {len(todo)} to run"
@@ -175,7 +179,9 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
                     p,
                     i,
                     len(todo),
+                    known,
                 )
+                known += rows
                 program_wall += sum(r.result.wall_s for r in rows if r.result is not None)
                 finished += 1
                 elapsed = time.monotonic() - t_start
@@ -199,14 +205,25 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     return end
 
 
-def _unrunnable(cell: Cell, ready: tasks.Readiness, opts: SweepOptions) -> verdict.Verdict | None:
-    """Why a cell cannot run at all (it still gets a row: no variant is skipped silently)."""
+def _unrunnable(
+    cell: Cell, ready: tasks.Readiness, opts: SweepOptions, known: list[RunRecord]
+) -> verdict.Verdict | None:
+    """Why a cell cannot or must not run (it still gets a row: no variant is skipped silently).
+
+    A cell whose estimated need (earlier runs of the variant at smaller N, else the kernel memory
+    of its OS threads) exceeds the memory cap is not run: it could only end at the cap, after
+    minutes of pushing the machine to its edge.
+    """
     name = cell.variant.name
     if not ready.usable:
         return verdict.toolchain_missing(name, ready.problems)
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
         return verdict.build_failed(name, build_error)
+    if opts.memory_cap is not None:
+        need = cost.estimate(known, name, cell.variant.per_task, cell.n)
+        if need is not None and need.bytes > opts.memory_cap:
+            return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
     return None
 
 
@@ -219,11 +236,12 @@ def _run_cell(
     p: Progress,
     i: int,
     total: int,
+    known: list[RunRecord],
 ) -> list[RunRecord]:
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
     sleep = opts.sleep.seconds
     common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
-    cannot = _unrunnable(cell, ready, opts)
+    cannot = _unrunnable(cell, ready, opts, known)
     if cannot:
         record = _record(
             cell,
@@ -250,6 +268,7 @@ def _run_cell(
             interval=opts.interval,
             env={**os.environ, **env},
             cwd=cell.variant.folder.dir,
+            memory_cap=opts.memory_cap,
             on_sample=lambda s: p.on_sample(cell, s),
         )
         judged = verdict.classify(

@@ -19,7 +19,7 @@ from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.tasks.template import TemplateError, expand
-from runner.units import MIB
+from runner.units import MIB, size
 
 # The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
 CODES = {
@@ -31,6 +31,7 @@ CODES = {
     "timeout": "killed at the timeout",
     "thread-limit": "the OS refused a thread: a kernel or process limit (named in the reason)",
     "out-of-memory": "killed by the OOM killer or the runtime said it ran out of memory",
+    "does-not-fit": "not run: what N needs (from earlier runs) is more than the memory cap",
     "signal": "killed by a signal",
     "exit": "exited non-zero",
     "no-ready": "exit 0 without a `ready N` line",
@@ -160,6 +161,32 @@ def _interrupted(run: _Run) -> Verdict | None:
     if not run.result.interrupted:
         return None
     return Verdict("failed", "interrupted", "interrupted by the user (Ctrl-C)", None)
+
+
+CAP_NEAR = 0.95  # a failed run whose cgroup peak came this close to its cap was stopped by it
+
+
+def _capped(run: _Run) -> Verdict | None:
+    """The run's own memory cap stopped it: OOM-killed in its cgroup, or allocations (thread stacks,
+    kernel memory) refused at the cap so it failed or stalled. Checked before the thread and
+    timeout rules, because at the cap their symptoms are only consequences."""
+    r = run.result
+    cap = r.memory_cap
+    if not cap or (r.exit_code == 0 and not r.timed_out):
+        return None
+    peak = r.cgroup_peak or 0
+    if not (r.cgroup_oom_kills or peak >= CAP_NEAR * cap):
+        return None
+    how = "timed out" if r.timed_out else f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
+    kills = f", {r.cgroup_oom_kills} OOM kill(s) in its cgroup" if r.cgroup_oom_kills else ""
+    return Verdict(
+        "failed",
+        "out-of-memory",
+        f"out of memory (capped at {size(cap)}): {how}, cgroup peak {size(peak)}{kills}, "
+        f"{run.threads:,} threads at most",
+        "N tasks need more than this machine can spare: run fewer, or on a larger machine "
+        "(--memory-cap SIZE moves the cap; it keeps memrun and the host alive)",
+    )
 
 
 def _timed_out(run: _Run) -> Verdict | None:
@@ -298,6 +325,7 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
 RULES: list[Callable[[_Run], Verdict | None]] = [
     _not_started,
     _interrupted,
+    _capped,
     _timed_out,
     _runtime_limit,
     _thread_limit,
@@ -346,3 +374,13 @@ def toolchain_missing(variant: str, problems: list[str]) -> Verdict:
 
 def build_failed(variant: str, error: str) -> Verdict:
     return Verdict("failed", "build-failed", error, f"memrun build {variant}")
+
+
+def does_not_fit(n: int, need: str, cap: int) -> Verdict:
+    """A cell not run because what it needs, estimated from earlier results, exceeds the cap."""
+    return Verdict(
+        "failed",
+        "does-not-fit",
+        f"does not fit in this machine's memory: {n:,} tasks need {need}, cap {size(cap)}",
+        "run fewer tasks, or on a machine with more memory (or raise --memory-cap, at the host's risk)",
+    )

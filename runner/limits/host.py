@@ -178,3 +178,19 @@ def int_value(limits: Limits, key: str) -> int | None:
     """A limit as an int, or None when unreadable or a word such as "unlimited"."""
     value = limits.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# What a run's memory cap leaves the rest of the machine: the larger of these.
+CAP_RESERVE_BYTES = 1 << 30
+CAP_RESERVE_SHARE = 0.10
+
+
+def default_memory_cap(limits: Limits | None = None) -> int | None:
+    """MemAvailable now, less a reserve (1 GiB or 10 % of RAM, whichever is larger): what one run
+    may take without the host's OOM killer choosing among every process on the machine."""
+    limits = read_limits() if limits is None else limits
+    available, total = int_value(limits, "mem_available"), int_value(limits, "mem_total")
+    if available is None:
+        return None
+    reserve = max(CAP_RESERVE_BYTES, int(CAP_RESERVE_SHARE * (total or available)))
+    return max(available - reserve, 64 << 20)

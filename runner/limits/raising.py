@@ -12,6 +12,7 @@ import resource
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from runner.limits import journal
 from runner.limits.host import LABELS, PROC_SYS, SYSCTLS, UNLIMITED, Limits, int_value, read_limits
 from runner.limits.predict import predict
 from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
@@ -30,6 +31,7 @@ class Change:
     old: int
     new: int
     write: Callable[[int], None]
+    sysctl: str | None = None  # path under /proc/sys: journaled, so a crash cannot leave it raised
 
 
 def _sysctl_writer(key: str) -> Callable[[int], None]:
@@ -62,7 +64,7 @@ def plan(n: int, per_task_list: Iterable[dict], limits: Limits) -> list[Change]:
         if old is None or target <= old:
             continue
         if key in SYSCTLS:
-            changes.append(Change(LABELS[key], old, target, _sysctl_writer(key)))
+            changes.append(Change(LABELS[key], old, target, _sysctl_writer(key), SYSCTLS[key]))
         elif key == "nproc_soft":
             changes.append(Change("RLIMIT_NPROC", old, target, _nproc_writer(limits.get("nproc_hard"))))
     return changes
@@ -73,10 +75,14 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
     """Apply changes, then undo every one that was applied, however the body ends.
 
     Undo runs in reverse order and keeps going past a failure, so one stuck value does not leave
-    the others raised.
+    the others raised. Sysctls are written to the journal first, so that not even a SIGKILL, which
+    no finally survives, leaves them raised: the next memrun command puts them back.
     """
     done: list[Change] = []
+    entries = [journal.Entry(c.name, c.sysctl, c.old, c.new) for c in changes if c.sysctl]
     with sigterm_raises():
+        journal.record(entries)
+        failed = False
         try:
             for change in changes:
                 try:
@@ -92,7 +98,10 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
                     change.write(change.old)
                     log(f"{change.name} {change.new} -> {change.old} (restored)")
                 except (OSError, ValueError) as e:
+                    failed = True
                     log(f"could not restore {change.name} to {change.old}: {e}")
+            if entries and not failed:
+                journal.clear()
 
 
 @contextlib.contextmanager

@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from runner.state import start_ticks
 
 # memory.stat keys mapped to memrun's names, per cgroup version.
 _V2_KEYS = {
@@ -117,6 +120,22 @@ class RunCgroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.02)
 
+    def set_limit(self, limit: int) -> int:
+        """Cap the cgroup's memory (swap excluded where the controller allows); returns the limit
+        the kernel took (it rounds to pages). A run past it is OOM-killed inside its cgroup, or its
+        allocations fail, instead of the host's global OOM killer choosing among all processes."""
+        if self.version == "v2":
+            (self.path / "memory.max").write_text(str(limit))
+            with contextlib.suppress(OSError):  # no swap controller: nothing to exclude
+                (self.path / "memory.swap.max").write_text("0")
+            return self._read_int("memory.max") or limit
+        (self.path / "memory.limit_in_bytes").write_text(str(limit))
+        memsw = self.path / "memory.memsw.limit_in_bytes"  # only with swap accounting enabled
+        if memsw.exists():
+            with contextlib.suppress(OSError):
+                memsw.write_text(str(limit))
+        return self._read_int("memory.limit_in_bytes") or limit
+
     def remove(self) -> None:
         for _ in range(100):
             try:
@@ -198,6 +217,51 @@ def detect(mode: str = "auto") -> tuple[str | None, Path | None, str | None]:
     return None, None, "; ".join(reasons) or "no memory cgroup found"
 
 
+RUN_NAME = re.compile(r"^memrun-(\d+)-(\d+)$")  # memrun-<owner pid>-<CLOCK_BOOTTIME ns at creation>
+
+
+def _owner_alive(pid: int, created_ns: int) -> bool:
+    """Whether the process that made a run cgroup still exists. A live process with that PID which
+    started after the cgroup was made is a reuse of the PID, not the owner."""
+    ticks = start_ticks(pid)
+    return ticks is not None and ticks / os.sysconf("SC_CLK_TCK") <= created_ns / 1e9 + 1
+
+
+def run_cgroups(max_depth: int = 6) -> list[tuple[RunCgroup, int, int]]:
+    """Every memrun run cgroup anywhere in the memory hierarchy: (cgroup, owner PID, created ns)."""
+    out = []
+    for point, fstype, opts in mounts():
+        if not (fstype == "cgroup2" or (fstype == "cgroup" and "memory" in opts)):
+            continue
+        version = "v2" if fstype == "cgroup2" else "v1"
+        for dirpath, dirnames, _files in os.walk(point):
+            if dirpath.count(os.sep) - point.count(os.sep) >= max_depth:
+                dirnames.clear()
+            for name in list(dirnames):
+                m = RUN_NAME.match(name)
+                if m:
+                    dirnames.remove(name)  # a run cgroup has no children of its own
+                    out.append((RunCgroup(version, Path(dirpath) / name), int(m.group(1)), int(m.group(2))))
+    return out
+
+
+def stale() -> list[RunCgroup]:
+    """Run cgroups whose owning memrun process is gone: what a SIGKILLed memrun leaves behind.
+    A live memrun's cgroups are never among them."""
+    return [cg for cg, pid, created in run_cgroups() if not _owner_alive(pid, created)]
+
+
+def remove_stale() -> list[Path]:
+    """Kill what is left in each stale run cgroup and remove it; returns the paths removed."""
+    removed = []
+    for cg in stale():
+        cg.kill_all(deadline=5)
+        cg.remove()
+        if not cg.path.exists():
+            removed.append(cg.path)
+    return removed
+
+
 def create(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
     """Make a fresh cgroup for one run, or raise CgroupUnavailable with the reason.
 
@@ -208,7 +272,8 @@ def create(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
         raise CgroupUnavailable(reason or "no memory cgroup")
     if root is not None:
         parent = root
-    name = f"memrun-{os.getpid()}-{time.monotonic_ns()}"
+    # Boot-time clock, the one /proc/PID/stat start times count in: stale() compares the two.
+    name = f"memrun-{os.getpid()}-{time.clock_gettime_ns(time.CLOCK_BOOTTIME)}"
     path = parent / name
     try:
         path.mkdir()

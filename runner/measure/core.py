@@ -94,6 +94,7 @@ def measure(
     interval: float = 0.05,
     cgroup: str = "auto",
     cgroup_root: Path | None = None,
+    memory_cap: int | None = None,
     env: dict[str, str] | None = None,
     cwd: str | Path | None = None,
     on_sample: Callable[[Sample], None] | None = None,
@@ -103,6 +104,8 @@ def measure(
     timeout: seconds after which the whole tree is killed (timed_out=True).
     interval: seconds between samples of the tree (the timeline's resolution).
     cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
+    memory_cap: bytes the run's cgroup may use (swap excluded where possible), so that a run that
+    outgrows the machine is stopped inside its cgroup instead of waking the host's OOM killer.
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -112,10 +115,16 @@ def measure(
 
     cg: cgroups.RunCgroup | None = None
     cg_reason: str | None = None
+    cap: int | None = None
     try:
         cg = cgroups.create(cgroup, root=cgroup_root)
     except cgroups.CgroupUnavailable as e:
         cg_reason = str(e)
+    if cg and memory_cap is not None:
+        try:
+            cap = cg.set_limit(memory_cap)
+        except OSError as e:
+            cg_reason = f"cannot set the memory cap on {cg.path}: {e.strerror}"
 
     report = _Report()
     ready: dict[str, float | int] = {}
@@ -151,25 +160,10 @@ def measure(
     except BaseException:
         os.close(rfd)
         os.close(wfd)
-        if cg:
+        if cg:  # a Ctrl-C inside Popen may come after the launcher started: take what it started
+            cg.kill_all()
             cg.remove()
         raise
-    os.close(wfd)
-    report_stream = os.fdopen(rfd, "rb")
-    readers = [
-        threading.Thread(target=_read_lines, args=(proc.stdout, on_stdout), daemon=True),
-        threading.Thread(target=_read_lines, args=(proc.stderr, on_stderr), daemon=True),
-        threading.Thread(
-            target=lambda: (
-                _read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
-                report.close(),
-            ),
-            daemon=True,
-        ),
-    ]
-    for t in readers:
-        t.start()
-
     timeline: list[Sample] = []
     hwm: dict[int, int] = {}
     sampled_peak: int | None = None
@@ -208,7 +202,25 @@ def measure(
         if on_sample:
             on_sample(point)
 
+    os.close(wfd)
+    report_stream = os.fdopen(rfd, "rb")
+    readers: list[threading.Thread] = []
     try:
+        # Inside the try: under load, Ctrl-C can arrive while the readers start, after the program
+        # (and anything it forked) is already running; the finally below must still take it all.
+        readers += [
+            threading.Thread(target=_read_lines, args=(proc.stdout, on_stdout), daemon=True),
+            threading.Thread(target=_read_lines, args=(proc.stderr, on_stderr), daemon=True),
+            threading.Thread(
+                target=lambda: (
+                    _read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
+                    report.close(),
+                ),
+                daemon=True,
+            ),
+        ]
+        for t in readers:
+            t.start()
         report.started.wait()
         if report.pid is not None and report.t_fork is not None:
             t0 = report.t_fork
@@ -309,6 +321,7 @@ def measure(
         cgroup_oom_kills=cg_oom,
         cgroup_breakdown=cg_breakdown,
         cgroup_reason=cg_reason,
+        memory_cap=cap,
         stderr_tail=list(stderr_tail),
         stdout_tail=list(stdout_tail),
         interval_s=interval,

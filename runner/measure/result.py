@@ -58,6 +58,7 @@ class RunResult:
     cgroup_oom_kills: int | None = None  # processes killed by the OOM killer inside the cgroup
     cgroup_breakdown: dict[str, int] = field(default_factory=dict)  # at the highest sample
     cgroup_reason: str | None = None  # why cgroup figures are None
+    memory_cap: int | None = None  # the run cgroup's memory limit in bytes (None: uncapped)
     # --- diagnosis ---
     stderr_tail: list[str] = field(default_factory=list)
     stdout_tail: list[str] = field(default_factory=list)  # stdout lines other than `ready N`

@@ -58,6 +58,7 @@ class RunRecord:
     flag_reasons: list[str] = field(default_factory=list)
     superseded: bool = False  # an invalid run that --sleep auto ran again
     versions: dict[str, str] = field(default_factory=dict)
+    memory_cap: int | None = None  # bytes the run's cgroup was allowed (None: uncapped)
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
@@ -90,6 +91,7 @@ class RunRecord:
             "remedy": self.remedy,
             "superseded": self.superseded,
             "versions": self.versions,
+            "memory_cap": self.memory_cap,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -34,6 +34,9 @@ def format_run(r: RunResult) -> str:
             lines.append(f"  kernel     peak {mib(r.cgroup_kernel_peak)}")
     else:
         lines.append(f"cgroup peak  n/a: {r.cgroup_reason}")
+    if r.memory_cap is not None:
+        kills = f"; {r.cgroup_oom_kills} process(es) OOM-killed at it" if r.cgroup_oom_kills else ""
+        lines.append(f"memory cap   {mib(r.memory_cap)} (the run cgroup's limit{kills})")
     if r.pte_peak:
         lines.append(f"page tables  {mib(r.pte_peak)} (VmPTE, not in RSS)")
     lines.append(f"samples      {r.samples} every {r.interval_s * 1000:.0f} ms")

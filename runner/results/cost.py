@@ -1,0 +1,79 @@
+"""What N tasks of a variant will need, before running them: from earlier runs, or from the manifest.
+
+Two sources, best first. Stored valid runs of the same variant at smaller N give a measured line
+through the cgroup figure (kernel memory included): M(N) = M(n_max) + slope * (N - n_max). Without
+them, a thread-per-task variant still has a floor: the kernel memory every OS thread costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from runner.limits.host import THREAD_FLOOR_BYTES
+from runner.limits.predict import need
+from runner.results.record import RunRecord
+from runner.units import KIB, size
+
+METRICS_BY_PREFERENCE = ("cgroup_peak", "peak_rss")  # the cgroup peak counts kernel memory
+
+
+@dataclass(frozen=True)
+class Need:
+    """Bytes N tasks are expected to need, and how that was worked out (one phrase)."""
+
+    bytes: int
+    per_task: float  # bytes per task used for the estimate
+    how: str
+
+    def describe(self) -> str:
+        return f"≈ {size(self.bytes)} ({self.how})"
+
+
+def _figure(record: RunRecord) -> tuple[str, int] | None:
+    if record.result is None:
+        return None
+    for metric in METRICS_BY_PREFERENCE:
+        value = getattr(record.result, metric)
+        if value:
+            return metric, value
+    return None
+
+
+def from_records(records: Iterable[RunRecord], variant: str, n: int) -> Need | None:
+    """Extrapolate from valid runs of this variant at smaller N, or None without any."""
+    points: dict[int, tuple[str, int]] = {}
+    for r in records:
+        if r.variant != variant or r.verdict != "valid" or r.n >= n or r.superseded:
+            continue
+        figure = _figure(r)
+        if figure and (r.n not in points or figure[1] > points[r.n][1]):
+            points[r.n] = figure
+    if not points:
+        return None
+    top = max(points)
+    metric, at_top = points[top]
+    low = min(points)
+    if low < top and points[low][0] == metric:
+        slope = max(0.0, (at_top - points[low][1]) / (top - low))
+        how = f"{slope / KIB:,.1f} KiB per task from N={low:,} to N={top:,}, {metric}"
+    else:
+        slope = at_top / top
+        how = f"{slope / KIB:,.1f} KiB per task at N={top:,}, {metric}"
+    return Need(int(at_top + slope * (n - top)), slope, how)
+
+
+def from_per_task(per_task: dict, n: int) -> Need | None:
+    """The kernel-memory floor of one OS thread per task (a lower bound: stacks come on top)."""
+    threads = n * need(per_task, "threads")
+    if not threads:
+        return None
+    return Need(
+        threads * THREAD_FLOOR_BYTES,
+        float(THREAD_FLOOR_BYTES),
+        f"at least {THREAD_FLOOR_BYTES // KIB} KiB of kernel memory per OS thread × {threads:,}",
+    )
+
+
+def estimate(records: Iterable[RunRecord], variant: str, per_task: dict, n: int) -> Need | None:
+    return from_records(records, variant, n) or from_per_task(per_task, n)
