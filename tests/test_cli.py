@@ -132,3 +132,22 @@ def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
     )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout + p.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["sweep", "--interval", "nan"], "'nan' is not a finite number"),
+        (["sweep", "--timeout", "inf"], "'inf' is not a finite number"),
+        (["sweep", "--sleep", "nan"], "--sleep must be between"),
+        (["sweep", "--memory-cap", "lots"], "not a size: 'lots'"),
+        (["sweep", "--memory-cap", "nan"], "not a size: 'nan'"),
+        (["sweep", "--memory-cap", "0"], "at least 1 byte"),
+        (["measure", "--timeout", "nan", "--", "true"], "'nan' is not a finite number"),
+        (["measure", "--memory-cap", "-1G", "--", "true"], "not a size"),
+    ],
+)
+def test_non_finite_numbers_and_bad_sizes(tmp_path, args, words):
+    out = ["--out", str(tmp_path / "o")] if args[0] == "sweep" else []
+    _one_line_error(run(*args[:1], *out, *args[1:], tmp_path=tmp_path), words)
+    assert not (tmp_path / "o").exists()

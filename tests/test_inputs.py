@@ -1,6 +1,6 @@
 import pytest
 
-from runner.inputs import MAX_N, parse_n_list
+from runner.inputs import MAX_N, SleepSpec, parse_n_list, parse_size
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,33 @@ def test_rejected_with_a_message(text, words):
 
 def test_limit_is_inclusive():
     assert parse_n_list(str(MAX_N)) == [MAX_N]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("512MiB", 512 << 20),
+        ("1GiB", 1 << 30),
+        ("1.5G", 3 << 29),
+        ("2g", 2 << 30),
+        ("300MB", 300_000_000),
+        ("64k", 64 << 10),
+        ("4096", 4096),
+    ],
+)
+def test_sizes(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "lots", "-1G", "nan", "inf", "1.5.G", "0", "1XB"])
+def test_bad_sizes(text):
+    with pytest.raises(ValueError):
+        parse_size(text)
+
+
+def test_sleep_spec_round_trips_and_refuses_nan():
+    assert str(SleepSpec.parse("auto")) == "auto" and SleepSpec.parse("auto").seconds == 10
+    assert str(SleepSpec.parse("auto:2")) == "auto:2" and str(SleepSpec.parse("0.5")) == "0.5"
+    for bad in ("nan", "inf", "-1", "soon", "auto:nan"):
+        with pytest.raises(ValueError):
+            SleepSpec.parse(bad)
