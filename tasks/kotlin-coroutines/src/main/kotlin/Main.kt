@@ -33,6 +33,8 @@ fun main(args: Array<String>) {
         // "wait for all" explicit, like the other programs' handle arrays, at one reference per task.
         val jobs = ArrayList<Job>(n)
         repeat(n) { jobs.add(launch { delay(sleep) }) }
+        // launch only queues each coroutine on this single-threaded event loop: they all run up to
+        // their delay() once main suspends in joinAll (like Python's create_task before gather).
         println("ready $n")
         System.out.flush()
         jobs.joinAll()
