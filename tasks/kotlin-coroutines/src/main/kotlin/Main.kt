@@ -1,0 +1,42 @@
+// Measures: memory of N Kotlin coroutines alive at once, each suspended in delay(): launched with
+// `launch` on runBlocking's event loop (the main thread), their Jobs kept in a preallocated list.
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlin.system.exitProcess
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.seconds
+
+private const val USAGE = "usage: MainKt N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)"
+
+private fun usage(msg: String): Nothing {
+    System.err.println(msg)
+    System.err.println(USAGE)
+    exitProcess(2)
+}
+
+private fun parse(args: Array<String>): Pair<Int, Duration> {
+    if (args.size !in 1..2) usage("wrong number of arguments")
+    val n = args[0].toIntOrNull()
+    if (n == null || n < 0) usage("N must be a non-negative integer: ${args[0]}")
+    val secs = if (args.size == 2) args[1].toDoubleOrNull() else 10.0
+    if (secs == null || !secs.isFinite() || secs < 0) usage("SLEEP_SECONDS must be a non-negative number: ${args[1]}")
+    return n to secs.seconds
+}
+
+fun main(args: Array<String>) {
+    val (n, sleep) = parse(args)
+    runBlocking {
+        // runBlocking would wait for its children anyway (structured concurrency); the list makes
+        // "wait for all" explicit, like the other programs' handle arrays, at one reference per task.
+        val jobs = ArrayList<Job>(n)
+        repeat(n) { jobs.add(launch { delay(sleep) }) }
+        // launch only queues each coroutine on this single-threaded event loop: they all run up to
+        // their delay() once main suspends in joinAll (like Python's create_task before gather).
+        println("ready $n")
+        System.out.flush()
+        jobs.joinAll()
+    }
+}
