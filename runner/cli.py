@@ -140,18 +140,19 @@ def doctor(variants: tuple[str, ...]) -> None:
     version, parent, reason = cgroups.detect()
     click.echo(f"cgroup       {f'{version} under {parent}' if version else f'none: {reason}'}")
     bad = 0
+    width = max(len(v.name) for v in chosen) + 1
     for v in chosen:
         r = tasks.readiness(v)
         versions = ", ".join(f"{k} {val}" for k, val in r.versions().items())
         if r.usable:
             built = "built" if tasks.is_built(v) else f"not built (memrun build {v.name})"
-            click.echo(f"{v.name:<15} ready    {built}; {versions}")
+            click.echo(f"{v.name:<{width}} ready    {built}; {versions}")
         else:
             bad += 1
-            click.echo(f"{v.name:<15} MISSING  {'; '.join(r.problems)}")
-            click.echo(f"{'':<15}          fix: {v.folder.install or 'see ' + str(v.folder.manifest)}")
+            click.echo(f"{v.name:<{width}} MISSING  {'; '.join(r.problems)}")
+            click.echo(f"{'':<{width}}          fix: {v.folder.install or 'see ' + str(v.folder.manifest)}")
             for argv in install.commands(v.folder):
-                click.echo(f"{'':<15}          memrun setup runs: {shlex.join(argv)}")
+                click.echo(f"{'':<{width}}          memrun setup runs: {shlex.join(argv)}")
     if bad:
         raise SystemExit(1)
 

@@ -100,6 +100,16 @@ class Variant:
     when: list[Rule]
     per_task: dict[str, int] = field(default_factory=dict)  # OS resources per task, see runner.limits
     own_failures: list[Failure] = field(default_factory=list)
+    own_idiom: str | None = None
+
+    @property
+    def idiom(self) -> str:
+        """One line: what this variant's program does (the variant's own, else its folder's)."""
+        return self.own_idiom or self.folder.description
+
+    @property
+    def family(self) -> str:
+        return self.folder.family
 
     @property
     def failures(self) -> list[Failure]:
@@ -113,6 +123,7 @@ class TaskFolder:
     dir: Path
     manifest: Path
     description: str
+    family: str  # the runtime's family for grouping figures: "Rust", "JVM", "BEAM", ...
     install: str
     apt: list[str]
     pip: list[str]
@@ -229,6 +240,7 @@ def load_folder(folder: Path) -> TaskFolder:
         dir=folder,
         manifest=path,
         description=task["description"],
+        family=str(task.get("family", "other")),
         install=str(task.get("install", "")),
         apt=_strs(task.get("apt", []), "task.apt", path),
         pip=_strs(task.get("pip", []), "task.pip", path),
@@ -272,6 +284,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 rules,
                 _per_task(spec.get("per_task", {}), f"variant {name}: per_task", path),
                 _failures(spec.get("failure", []), f"variant {name}: failure", path),
+                str(spec["idiom"]) if "idiom" in spec else None,
             )
         )
     _check_placeholders(tf)
