@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import shlex
 import sys
 import time
@@ -18,17 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import hostinfo, tasks, verdict
+from runner.execute import execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
-from runner.measure import RunResult, Sample, measure
+from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
 from runner.signals import sigterm_raises
-
-
-def default_timeout(sleep: float) -> float:
-    """Bound every run: long enough to spawn and sleep, short enough that a stuck one ends."""
-    return 2 * sleep + 90
 
 
 def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
@@ -85,49 +80,6 @@ def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
         for r in opts.out.existing_rows()
         if not r.get("superseded") and str(r.get("sleep_requested")) == str(opts.sleep)
     }
-
-
-def _record(
-    cell: Cell,
-    result: RunResult | None,
-    judged: verdict.Verdict,
-    *,
-    sweep_id: str,
-    attempt: int,
-    opts: SweepOptions,
-    sleep: float,
-    timeout: float | None,
-    argv: list[str],
-    env: dict[str, str],
-    flag_reasons: list[str],
-    versions: dict[str, str],
-) -> RunRecord:
-    return RunRecord(
-        sweep_id=sweep_id,
-        run_id=uuid.uuid4().hex[:12],
-        variant=cell.variant.name,
-        folder=cell.variant.folder.name,
-        n=cell.n,
-        repeat=cell.repeat,
-        attempt=attempt,
-        sleep_requested=str(opts.sleep),
-        sleep_s=sleep,
-        timeout_s=timeout,
-        command=shlex.join(argv) if argv else None,
-        env_extra=env,
-        flag_reasons=flag_reasons,
-        verdict=judged.verdict,
-        code=judged.code,
-        reason=judged.reason,
-        remedy=judged.remedy,
-        versions=versions,
-        memory_cap=opts.memory_cap,
-        result=result,
-    )
-
-
-def _timeline(result: RunResult) -> list[list[float | int | None]]:
-    return [[s.t, s.rss, s.threads, s.procs, s.cgroup] for s in result.timeline]
 
 
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, Any]:
@@ -241,70 +193,51 @@ def _run_cell(
 ) -> list[RunRecord]:
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
     sleep = opts.sleep.seconds
-    common = dict(sweep_id=sweep_id, opts=opts, versions=versions)
+    identity = dict(
+        sweep_id=sweep_id,
+        repeat=cell.repeat,
+        sleep_requested=str(opts.sleep),
+        versions=versions,
+        memory_cap=opts.memory_cap,
+    )
     cannot = _unrunnable(cell, ready, opts, known)
     if cannot:
-        record = _record(
-            cell,
-            None,
-            cannot,
-            attempt=1,
-            sleep=sleep,
-            timeout=None,
-            argv=[],
-            env={},
-            flag_reasons=[],
-            **common,
-        )
+        record = unrunnable_record(cell.variant, cell.n, cannot, sleep_s=sleep, attempt=1, **identity)
         opts.out.add_run(record)
         return [record]
+    identity.pop("memory_cap")
     records: list[RunRecord] = []
     for attempt in (1, 2):
-        argv, env, reasons = tasks.run_command(cell.variant, cell.n, sleep)
-        timeout = opts.timeout if opts.timeout is not None else default_timeout(sleep)
         p.on_start(cell, i, total, sleep)
-        result = measure(
-            argv,
-            timeout=timeout,
-            interval=opts.interval,
-            env={**os.environ, **env},
-            cwd=cell.variant.folder.dir,
+        ex = execute(
+            cell.variant,
+            cell.n,
+            sleep,
+            timeout=opts.timeout,
             memory_cap=opts.memory_cap,
+            interval=opts.interval,
             on_sample=lambda s: p.on_sample(cell, s),
         )
-        judged = verdict.classify(
-            result, cell.n, sleep, cell.variant.per_task, failures=cell.variant.failures
-        )
-        record = _record(
-            cell,
-            result,
-            judged,
-            attempt=attempt,
-            sleep=sleep,
-            timeout=timeout,
-            argv=argv,
-            env=env,
-            flag_reasons=reasons,
-            **common,
-        )
+        record = ex.record(attempt=attempt, **identity)
         # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
         # pid_max waits for threads to end before starting more, so no sleep would make it valid.
+        ready_s = ex.result.ready_s
         retry = (
             opts.sleep.auto
             and attempt == 1
-            and judged.code == "spawn-outlasted-sleep"
-            and result.ready_s is not None
+            and ex.judged.code == "spawn-outlasted-sleep"
+            and ready_s is not None
             and not predict(cell.n, cell.variant.per_task, read_limits())
         )
         if retry:
-            longer = auto_sleep(result.ready_s, opts.sleep.seconds)
+            longer = auto_sleep(ready_s, opts.sleep.seconds)
             record = record.replace(superseded=True, remedy=f"re-run by --sleep auto with sleep {longer:g} s")
-        opts.out.add_run(record, _timeline(result))
+        opts.out.add_run(record, ex.timeline())
         records.append(record)
         if not retry:
             break
         p.log(
-            f"  {cell.variant.name} N={cell.n:,}: spawning took {result.ready_s:.1f} s > sleep {sleep:g} s; "
+            f"  {cell.variant.name} N={cell.n:,}: spawning took {ready_s:.1f} s > sleep {sleep:g} s; "
             f"running again with sleep {longer:g} s (--sleep auto)"
         )
         sleep = longer

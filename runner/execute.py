@@ -1,0 +1,103 @@
+"""One run of one variant at one N, judged: the executor every orchestration (sweep, capacity)
+goes through, so a figure means the same thing whichever command produced it."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from runner import tasks, verdict
+from runner.measure import RunResult, Sample, measure
+from runner.results import RunRecord
+
+
+def default_timeout(sleep: float) -> float:
+    """Bound every run: long enough to spawn and sleep, short enough that a stuck one ends."""
+    return 2 * sleep + 90
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What ran (argv, environment, N-dependent flags and why), what it measured, how it was judged."""
+
+    variant: tasks.Variant
+    n: int
+    sleep: float
+    timeout: float
+    argv: list[str]
+    env: dict[str, str]
+    flag_reasons: list[str]
+    memory_cap: int | None
+    result: RunResult
+    judged: verdict.Verdict
+
+    def record(self, **identity: object) -> RunRecord:
+        """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind..."""
+        return RunRecord(
+            run_id=uuid.uuid4().hex[:12],
+            variant=self.variant.name,
+            folder=self.variant.folder.name,
+            n=self.n,
+            sleep_s=self.sleep,
+            timeout_s=self.timeout,
+            command=shlex.join(self.argv),
+            env_extra=self.env,
+            flag_reasons=self.flag_reasons,
+            verdict=self.judged.verdict,
+            code=self.judged.code,
+            reason=self.judged.reason,
+            remedy=self.judged.remedy,
+            memory_cap=self.memory_cap,
+            result=self.result,
+            **identity,  # type: ignore[arg-type]
+        )
+
+    def timeline(self) -> list[list[float | int | None]]:
+        """The samples as stored in timelines.jsonl: [t, rss, threads, procs, cgroup]."""
+        return [[s.t, s.rss, s.threads, s.procs, s.cgroup] for s in self.result.timeline]
+
+
+def execute(
+    variant: tasks.Variant,
+    n: int,
+    sleep: float,
+    *,
+    timeout: float | None = None,
+    memory_cap: int | None = None,
+    interval: float = 0.05,
+    on_sample: Callable[[Sample], None] | None = None,
+) -> Execution:
+    """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run."""
+    argv, env, reasons = tasks.run_command(variant, n, sleep)
+    timeout = timeout if timeout is not None else default_timeout(sleep)
+    result = measure(
+        argv,
+        timeout=timeout,
+        interval=interval,
+        env={**os.environ, **env},
+        cwd=variant.folder.dir,
+        memory_cap=memory_cap,
+        on_sample=on_sample,
+    )
+    judged = verdict.classify(result, n, sleep, variant.per_task, failures=variant.failures)
+    return Execution(variant, n, sleep, timeout, argv, env, reasons, memory_cap, result, judged)
+
+
+def unrunnable_record(
+    variant: tasks.Variant, n: int, judged: verdict.Verdict, **identity: object
+) -> RunRecord:
+    """The record of a cell that did not run (toolchain missing, build failed, does not fit)."""
+    return RunRecord(
+        run_id=uuid.uuid4().hex[:12],
+        variant=variant.name,
+        folder=variant.folder.name,
+        n=n,
+        verdict=judged.verdict,
+        code=judged.code,
+        reason=judged.reason,
+        remedy=judged.remedy,
+        **identity,  # type: ignore[arg-type]
+    )
