@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from runner import tasks, verdict
+from runner import hostinfo, tasks, verdict
+from runner.limits import read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.results import RunRecord
 
@@ -101,3 +105,22 @@ def unrunnable_record(
         remedy=judged.remedy,
         **identity,  # type: ignore[arg-type]
     )
+
+
+def context(
+    variants: list[tasks.Variant], command: str = ""
+) -> tuple[dict[str, dict[str, str]], dict[str, Any]]:
+    """(versions per variant, the start record of a sweep or capacity search): the machine, its
+    limits, every toolchain's version and each variant's family and idiom, so that a stored
+    figure can be traced to what produced it."""
+    versions = {v.name: tasks.readiness(v).versions() for v in variants}
+    meta = {
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **hostinfo.describe(),
+        "limits": read_limits(),
+        "versions": versions,
+        "command": command or shlex.join(["memrun", *sys.argv[1:]]),
+        "variants": [v.name for v in variants],
+        "variant_info": {v.name: {"family": v.family, "idiom": v.idiom} for v in variants},
+    }
+    return versions, meta

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import math
-import shlex
-import sys
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import hostinfo, tasks, verdict
-from runner.execute import execute, unrunnable_record
+from runner import tasks, verdict
+from runner.execute import context, execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
@@ -88,18 +86,12 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     opts.out.check_writable()
     sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
-    versions = {name: r.versions() for name, r in readiness.items()}
+    versions, meta = context(opts.variants, opts.command)
     meta = {
         "sweep_id": sweep_id,
         "event": "start",
-        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **hostinfo.describe(),
-        "limits": read_limits(),
-        "versions": versions,
-        "command": opts.command or shlex.join(sys.argv),
+        **meta,
         "ns": opts.ns,
-        "variants": [v.name for v in opts.variants],
-        "variant_info": {v.name: {"family": v.family, "idiom": v.idiom} for v in opts.variants},
         "sleep": str(opts.sleep),
         "repeat": opts.repeat,
         "raise_limits": opts.raise_limits,

@@ -40,11 +40,32 @@ def _figure(record: RunRecord) -> tuple[str, int] | None:
     return None
 
 
-def from_records(records: Iterable[RunRecord], variant: str, n: int) -> Need | None:
-    """Extrapolate from valid runs of this variant at smaller N, or None without any."""
+@dataclass(frozen=True)
+class Line:
+    """Memory against N for one variant, from its valid runs: M(N) = at_top + slope * (N - top)."""
+
+    top: int
+    at_top: int
+    slope: float  # bytes per task
+    how: str
+
+    def at(self, n: int) -> int:
+        return int(self.at_top + self.slope * (n - self.top))
+
+    def solve(self, budget: int) -> int:
+        """The N at which the line reaches the budget (at least 1)."""
+        if self.slope <= 0:
+            return self.top
+        return max(1, int(self.top + (budget - self.at_top) / self.slope))
+
+
+def line(records: Iterable[RunRecord], variant: str, below: int | None = None) -> Line | None:
+    """The line through the variant's valid runs (at N below `below`, when given), or None."""
     points: dict[int, tuple[str, int]] = {}
     for r in records:
-        if r.variant != variant or r.verdict != "valid" or r.n >= n or r.superseded:
+        if r.variant != variant or r.verdict != "valid" or r.superseded or r.kind != "sweep":
+            continue
+        if below is not None and r.n >= below:
             continue
         figure = _figure(r)
         if figure and (r.n not in points or figure[1] > points[r.n][1]):
@@ -60,7 +81,13 @@ def from_records(records: Iterable[RunRecord], variant: str, n: int) -> Need | N
     else:
         slope = at_top / top
         how = f"{slope / KIB:,.1f} KiB per task at N={top:,}, {metric}"
-    return Need(int(at_top + slope * (n - top)), slope, how)
+    return Line(top, at_top, slope, how)
+
+
+def from_records(records: Iterable[RunRecord], variant: str, n: int) -> Need | None:
+    """Extrapolate from valid runs of this variant at smaller N, or None without any."""
+    fit = line(records, variant, below=n)
+    return Need(fit.at(n), fit.slope, fit.how) if fit else None
 
 
 def from_per_task(per_task: dict, n: int) -> Need | None:

@@ -59,6 +59,7 @@ class RunRecord:
     superseded: bool = False  # an invalid run that --sleep auto ran again
     versions: dict[str, str] = field(default_factory=dict)
     memory_cap: int | None = None  # bytes the run's cgroup was allowed (None: uncapped)
+    kind: str = "sweep"  # "sweep", or "capacity-probe": one run of a `memrun capacity` search
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
@@ -92,6 +93,7 @@ class RunRecord:
             "superseded": self.superseded,
             "versions": self.versions,
             "memory_cap": self.memory_cap,
+            "kind": self.kind,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

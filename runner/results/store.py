@@ -20,6 +20,7 @@ from runner.results.record import RunRecord
 RUNS = "runs.jsonl"
 SWEEPS = "sweeps.jsonl"
 TIMELINES = "timelines.jsonl"
+CAPACITY = "capacity.jsonl"  # one result per (variant, budget) of `memrun capacity`
 
 
 class ResultsError(ValueError):
@@ -67,6 +68,12 @@ class ResultsDir:
         if timeline is not None:
             _append(self.path / TIMELINES, {"run_id": row["run_id"], "timeline": timeline})
         _append(self.path / RUNS, row)
+
+    def add_capacity(self, result: dict[str, Any]) -> None:
+        _append(self.path / CAPACITY, result)
+
+    def existing_capacity(self) -> list[dict[str, Any]]:
+        return read_jsonl(self.path / CAPACITY) if (self.path / CAPACITY).exists() else []
 
     def existing_rows(self) -> list[dict[str, Any]]:
         return read_jsonl(self.path / RUNS) if (self.path / RUNS).exists() else []
@@ -136,3 +143,12 @@ def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
     for record in merged.values():
         record.pop("event", None)
     return list(merged.values())
+
+
+def load_capacity(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """Every capacity result (one per variant and budget) in the given results directories."""
+    out = []
+    for f in _runs_files(paths):
+        if (f.parent / CAPACITY).exists():
+            out += [{**r, "source": str(f.parent)} for r in read_jsonl(f.parent / CAPACITY)]
+    return out

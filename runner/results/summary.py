@@ -36,8 +36,11 @@ def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
     """One row per (variant, n): median, min and max of metric over valid repeats, the spread
     flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
 
-    Superseded rows (an invalid run that --sleep auto ran again) are left out.
+    Superseded rows (an invalid run that --sleep auto ran again) and the probes of capacity
+    searches (runs at whatever N the search tried, under a cap) are left out.
     """
+    if "kind" in runs:
+        runs = runs[runs["kind"].fillna("sweep") == "sweep"]
     if "superseded" in runs:
         runs = runs[~runs["superseded"].fillna(False).astype(bool)]
     out = []
