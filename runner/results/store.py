@@ -44,7 +44,11 @@ class ResultsWriteError(OSError):
     def __init__(self, cause: OSError, path: Path) -> None:
         super().__init__(cause.errno, cause.strerror, str(path))
         self.path = Path(path)
-        self.disk: Disk = disk_of(self.path.parent)
+
+    @property
+    def disk(self) -> Disk:
+        """The disk as it is now: after the failed append was cut back (and a run's timeline with it)."""
+        return disk_of(self.path.parent)
 
     @property
     def no_space(self) -> bool:
