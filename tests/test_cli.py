@@ -221,3 +221,15 @@ def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
     )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout + p.stderr
+
+
+def test_a_sweep_without_resume_also_moves_a_torn_tail_aside_before_appending(tmp_path):
+    """Else its new rows would land behind the torn line and make it a corrupt middle line."""
+    out, args, _, _ = _sweep_and_tear(tmp_path, "1,2")
+    p = run(*args, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert f"moved the torn last record of {out}/runs.jsonl (line 2, " in p.stderr
+    rows = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [r["n"] for r in rows] == [1, 1, 2]
+    report = run("report", str(out), tmp_path=tmp_path)
+    assert report.returncode == 0 and report.stderr == ""

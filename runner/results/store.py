@@ -15,6 +15,7 @@ else is a ResultsError: nothing a crash leaves, so nothing to guess about.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -99,12 +100,6 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:  # a nearly full disk takes part of a write, then refuses the rest
-        view = view[os.write(fd, view) :]
-
-
 def _cut_back(fd: int, size: int) -> None:
     """Undo a failed append. Cutting a file shorter needs no free space."""
     try:
@@ -114,9 +109,33 @@ def _cut_back(fd: int, size: int) -> None:
         pass  # the next reader sees a torn last line, which it leaves out and a sweep moves aside
 
 
+def _write_new(path: Path, data: bytes) -> None:
+    """Write a new file whole and fsync it (and its directory entry); on any failure remove it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as e:
+        raise ResultsWriteError(e, path) from e
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        _fsync_dir(path.parent)
+    except BaseException as e:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise ResultsWriteError(e, path) from e
+        raise
+    os.close(fd)
+
+
 def _append_bytes(path: Path, data: bytes) -> int:
     """Append data and fsync; on failure cut the file back to its old length (removing it if this
-    call created it) and raise ResultsWriteError. Returns the file's length before the append."""
+    call created it) and raise ResultsWriteError. Returns the file's length before the append.
+
+    Ctrl-C or SIGTERM (a KeyboardInterrupt) in the middle of the bytes cuts back too, so the end
+    record an interrupted sweep still appends never lands behind half a line."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     except OSError as e:
@@ -124,8 +143,10 @@ def _append_bytes(path: Path, data: bytes) -> int:
     try:
         size = os.fstat(fd).st_size
         created = size == 0
+        view = memoryview(data)
         try:
-            _write_all(fd, data)
+            while view:  # a nearly full disk takes part of a write, then refuses the rest
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
             if created:  # a new file survives a power cut only once its directory entry does
                 _fsync_dir(path.parent)
@@ -134,6 +155,10 @@ def _append_bytes(path: Path, data: bytes) -> int:
             if created:
                 path.unlink(missing_ok=True)
             raise ResultsWriteError(e, path) from e
+        except BaseException:
+            if view:  # interrupted before the whole line was written
+                _cut_back(fd, size)
+            raise
         return size
     finally:
         os.close(fd)
@@ -145,11 +170,15 @@ def _append(path: Path, record: dict[str, Any]) -> int:
 
 
 def _truncate(path: Path, size: int) -> None:
-    fd = os.open(path, os.O_WRONLY)
     try:
-        _cut_back(fd, size)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise ResultsWriteError(e, path) from e
 
 
 @dataclass
@@ -187,26 +216,17 @@ class ResultsDir:
             path = self.path / name
             if not path.exists():
                 continue
-            data = path.read_bytes()
+            try:
+                data = path.read_bytes()
+            except OSError as e:
+                raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
             torn = _torn_tail(path, data)
             if torn is None:
                 if data and not data.endswith(b"\n"):
                     _append_bytes(path, b"\n")
                 continue
             side = _side_file(path)
-            try:
-                fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except OSError as e:
-                raise ResultsWriteError(e, side) from e
-            try:
-                _write_all(fd, data[torn.offset :])
-                os.fsync(fd)
-                _fsync_dir(self.path)
-            except OSError as e:
-                os.close(fd)
-                side.unlink(missing_ok=True)
-                raise ResultsWriteError(e, side) from e
-            os.close(fd)
+            _write_new(side, data[torn.offset :])
             _truncate(path, torn.offset)  # only once the torn bytes are safe in the side file
             moved.append(TornTail(torn.path, torn.line, torn.offset, torn.size, side))
         return moved
@@ -225,7 +245,8 @@ class ResultsDir:
             _append(self.path / RUNS, row)
         except ResultsWriteError:
             if before is not None:
-                _truncate(self.path / TIMELINES, before)
+                with contextlib.suppress(ResultsWriteError):  # else: a whole line, with no run row
+                    _truncate(self.path / TIMELINES, before)
             raise
         self.runs_added += 1
 

@@ -171,6 +171,29 @@ def test_a_run_row_that_fails_takes_its_timeline_back_out(tmp_path, monkeypatch)
     assert d.runs_added == 1
 
 
+def test_ctrl_c_in_the_middle_of_an_append_leaves_no_half_line(tmp_path, monkeypatch):
+    d = ResultsDir(tmp_path)
+    d.add_sweep({"sweep_id": "x", "event": "start"})
+    before = (tmp_path / "sweeps.jsonl").read_bytes()
+    real = os.write
+
+    def write_then_interrupt(fd, data):
+        real(fd, bytes(data[:7]))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "write", write_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        d.add_sweep({"sweep_id": "x", "event": "end"})
+    monkeypatch.undo()
+    assert (tmp_path / "sweeps.jsonl").read_bytes() == before
+    # a whole line already written stays, even when the interrupt comes before its fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        d.add_sweep({"sweep_id": "x", "event": "end"})
+    monkeypatch.undo()
+    assert [r.get("event") for r in read_jsonl(tmp_path / "sweeps.jsonl")] == ["start", "end"]
+
+
 def test_a_file_whose_first_append_fails_is_not_left_behind(tmp_path, monkeypatch):
     d = ResultsDir(tmp_path)
     monkeypatch.setattr(os, "write", _full_after(5))
