@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -15,7 +16,14 @@ from runner import __version__, tasks
 from runner.inputs import SleepSpec, parse_n, parse_n_list
 from runner.measure.launcher import LauncherError, ensure_launcher
 from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
-from runner.results import METRICS, ResultsDir, ResultsError, load_records
+from runner.results import (
+    METRICS,
+    ResultsDir,
+    ResultsError,
+    ResultsWriteError,
+    TornRecordWarning,
+    load_records,
+)
 from runner.tasks import install
 
 
@@ -314,6 +322,8 @@ def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
         sweeping.prepare(opts, log=_err)
     except ResultsError as e:
         raise InputError(str(e)) from None
+    except ResultsWriteError as e:
+        raise click.ClickException(_write_failed(e, out)) from None
     printer = SweepPrinter()
     try:
         end = sweeping.run_sweep(opts, printer.progress())
@@ -327,7 +337,10 @@ def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
         sys.exit(130)
     except ResultsError as e:
         raise InputError(str(e)) from None
-    except OSError as e:  # a limit that cannot be raised, or the results disk failing
+    except ResultsWriteError as e:  # disk full: exit status 1, every finished run intact
+        printer.clear()
+        raise click.ClickException(_write_failed(e, out)) from None
+    except OSError as e:  # a limit that cannot be raised
         printer.clear()
         raise click.ClickException(f"sweep stopped, finished runs are kept in {out.path}: {e}") from None
     printer.clear()
@@ -455,15 +468,32 @@ def _capacity_progress():  # type: ignore[no-untyped-def]
     return CapacityProgress(on_probe=on_probe, on_result=on_result, log=_err)
 
 
+def _write_failed(e: ResultsWriteError, out: ResultsDir) -> str:
+    n = out.runs_added
+    kept = "no run had finished" if not n else f"the {n} finished run{'s are' if n > 1 else ' is'} kept"
+    return f"sweep stopped: {e}; {kept}; {e.remedy}, then run the same command with --resume"
+
+
 def _load(results: tuple[str, ...]):
     from runner.results.store import load_sweeps
     from runner.results.summary import load_runs
 
     paths = [Path(p) for p in (results or ("results",))]
-    try:
-        return load_runs(paths), load_sweeps(paths)
-    except ResultsError as e:
-        raise InputError(str(e)) from None
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TornRecordWarning)
+        try:
+            loaded = load_runs(paths), load_sweeps(paths)
+        except ResultsError as e:
+            error = e
+    for w in caught:  # a torn last record is one line, and the table still follows
+        if issubclass(w.category, TornRecordWarning):
+            _err(f"warning: {w.message}")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if error is not None:
+        raise InputError(str(error))
+    return loaded
 
 
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())

@@ -2,6 +2,9 @@
 
 Each run is judged (runner.verdict.classify) and appended to the results directory the moment it
 ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
+A torn last record a crash left is moved aside before anything is appended (its cell is then
+missing, so --resume runs it again); a write that fails (disk full) raises ResultsWriteError with
+every finished run intact.
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ def cells(opts: SweepOptions) -> list[Cell]:
     return [Cell(v, n, r) for n in opts.ns for v in opts.variants for r in range(opts.repeat)]
 
 
+def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
+    """Move torn last records aside (ResultsDir.repair), saying where each went, in one line."""
+    for torn in opts.out.repair():
+        log(
+            f"moved the torn last record of {torn.path} (line {torn.line}, {torn.size} bytes) "
+            f"aside to {torn.side}"
+        )
+
+
 def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
     if not opts.resume:
         return set()
@@ -84,6 +96,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     """Run the missing cells; return the sweep's end record (also appended to sweeps.jsonl)."""
     p = progress or Progress()
     opts.out.check_writable()
+    _repair(opts, p.log)
     sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
     versions, meta = context(opts.variants, opts.command)
@@ -238,10 +251,12 @@ def _run_cell(
 
 def prepare(opts: SweepOptions, log: Callable[[str], None]) -> None:
     """Everything before the first run, so a mistake stops the sweep before minutes of building:
-    the results directory is writable (and readable, for --resume), then every usable folder is
-    built; a failed build becomes the rows of its cells, not an exception."""
+    the results directory is writable (and readable, for --resume: a corrupt line stops here, with
+    the files untouched), torn last records are moved aside, then every usable folder is built; a
+    failed build becomes the rows of its cells, not an exception."""
     opts.out.check_writable()
     if opts.resume:
         opts.out.existing_rows()
+    _repair(opts, log)
     usable = [v for v in opts.variants if tasks.readiness(v).usable]
     opts.build_errors = tasks.build_all(usable, log)

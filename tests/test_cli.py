@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -72,16 +73,104 @@ def test_missing_results(tmp_path, command):
     _one_line_error(run(command, str(tmp_path / "nothing"), tmp_path=tmp_path), "nothing")
 
 
-@pytest.mark.parametrize("command", ["report", "plot"])
+@pytest.mark.parametrize("command", ["report", "plot", "sweep"])
 def test_corrupted_results_are_named_and_left_alone(tmp_path, command):
     out = tmp_path / "res"
-    assert run("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path).returncode == 0
+    args = ("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out))
+    assert run(*args, tmp_path=tmp_path).returncode == 0
     runs = out / "runs.jsonl"
-    runs.write_text(runs.read_text() + '{"variant": "fake", "n"')  # a run cut short mid-write
-    before = runs.read_bytes()
+    row = runs.read_text()
+    # a record cut short in the middle of the file: damage no crash leaves (a crash tears the last line)
+    runs.write_text(row + '{"variant": "fake", "n"\n' + row)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    extra = {"plot": ["--out", str(tmp_path / "plots")], "sweep": ["--resume"]}.get(command, [])
+    cmd = args + tuple(extra) if command == "sweep" else (command, str(out), *extra)
+    _one_line_error(run(*cmd, tmp_path=tmp_path), "runs.jsonl:2", "truncated")
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+
+
+def _sweep_and_tear(tmp_path, ns="1,2,3"):
+    """A sweep, then the last line of runs.jsonl cut where a crash mid-append would cut it."""
+    out = tmp_path / "res"
+    args = ("sweep", "--n", ns, "--sleep", "0.2", "--out", str(out))
+    p = run(*args, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    runs = out / "runs.jsonl"
+    whole = runs.read_bytes()
+    last = whole.rstrip(b"\n").rfind(b"\n") + 1
+    runs.write_bytes(whole[: last + (len(whole) - last) // 2])
+    return out, args, whole[:last], whole[last:]
+
+
+TORN = "torn last record (a crash or full disk mid-write?) left out; memrun sweep --resume moves it aside"
+
+
+@pytest.mark.parametrize("command", ["report", "plot"])
+def test_a_torn_last_record_is_left_out_with_a_one_line_warning(tmp_path, command):
+    out, _, _, _ = _sweep_and_tear(tmp_path, "1,2")
+    before = (out / "runs.jsonl").read_bytes()
     extra = ["--out", str(tmp_path / "plots")] if command == "plot" else []
-    _one_line_error(run(command, str(out), *extra, tmp_path=tmp_path), "runs.jsonl:2", "truncated")
-    assert runs.read_bytes() == before
+    p = run(command, str(out), *extra, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == [f"warning: {out}/runs.jsonl:2: {TORN}"]
+    if command == "report":
+        assert "| variant | 1 |" in p.stdout and "| fake | **" in p.stdout
+    else:
+        assert any(line.endswith(".png") for line in p.stdout.splitlines())
+    assert (out / "runs.jsonl").read_bytes() == before  # reading never changes the file
+
+
+def test_a_torn_sweeps_record_is_a_warning_too(tmp_path):
+    out = tmp_path / "res"
+    assert run("sweep", "--n", "1", "--sleep", "0.2", "--out", str(out), tmp_path=tmp_path).returncode == 0
+    sweeps = out / "sweeps.jsonl"
+    sweeps.write_bytes(sweeps.read_bytes()[:-20])  # the sweep's end record, cut
+    p = run("report", str(out), tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == [f"warning: {out}/sweeps.jsonl:2: {TORN}"]
+    assert "| fake | **" in p.stdout
+
+
+def _side_file(out, name):
+    (side,) = out.glob(f"{name}.torn-*")
+    assert side.name[len(name) :].startswith(".torn-20")  # .torn-<UTC YYYYmmddTHHMMSSZ>
+    return side
+
+
+def test_resume_moves_a_torn_run_aside_and_runs_its_cell_again(tmp_path):
+    out, args, kept, cut = _sweep_and_tear(tmp_path)
+    torn = (out / "runs.jsonl").read_bytes()[len(kept) :]
+    assert torn and torn == cut[: len(torn)]
+    p = run(*args, "--resume", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    side = _side_file(out, "runs.jsonl")
+    assert side.read_bytes() == torn
+    moved = f"moved the torn last record of {out}/runs.jsonl (line 3, {len(torn)} bytes) aside to {side}"
+    assert moved in p.stderr.splitlines()
+    assert "2 cell(s) already" in p.stderr and "warning" not in p.stderr
+    text = (out / "runs.jsonl").read_text()
+    assert text.startswith(kept.decode()) and text.endswith("\n")
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert [r["n"] for r in rows] == [1, 2, 3]
+    report = run("report", str(out), tmp_path=tmp_path)
+    assert report.returncode == 0 and report.stderr == ""
+
+
+def test_resume_moves_a_torn_timeline_aside(tmp_path):
+    """A crash while the timeline is written: the run row never was (it comes second)."""
+    out, args, kept, _ = _sweep_and_tear(tmp_path)
+    (out / "runs.jsonl").write_bytes(kept)
+    timelines = out / "timelines.jsonl"
+    whole = timelines.read_bytes()
+    torn = whole[whole.rstrip(b"\n").rfind(b"\n") + 1 : -7]
+    timelines.write_bytes(whole[: len(whole) - 7])
+    p = run(*args, "--resume", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert _side_file(out, "timelines.jsonl").read_bytes() == torn
+    assert f"moved the torn last record of {out}/timelines.jsonl (line 3, " in p.stderr
+    assert not list(out.glob("runs.jsonl.torn-*"))
+    assert [json.loads(line)["n"] for line in (out / "runs.jsonl").read_text().splitlines()] == [1, 2, 3]
+    assert len([json.loads(line) for line in timelines.read_text().splitlines()]) == 3
 
 
 def test_measure_needs_a_command(tmp_path):
@@ -151,3 +240,15 @@ def test_non_finite_numbers_and_bad_sizes(tmp_path, args, words):
     out = ["--out", str(tmp_path / "o")] if args[0] == "sweep" else []
     _one_line_error(run(*args[:1], *out, *args[1:], tmp_path=tmp_path), words)
     assert not (tmp_path / "o").exists()
+
+
+def test_a_sweep_without_resume_also_moves_a_torn_tail_aside_before_appending(tmp_path):
+    """Else its new rows would land behind the torn line and make it a corrupt middle line."""
+    out, args, _, _ = _sweep_and_tear(tmp_path, "1,2")
+    p = run(*args, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert f"moved the torn last record of {out}/runs.jsonl (line 2, " in p.stderr
+    rows = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [r["n"] for r in rows] == [1, 1, 2]
+    report = run("report", str(out), tmp_path=tmp_path)
+    assert report.returncode == 0 and report.stderr == ""

@@ -2,6 +2,24 @@
 over them (summary: the only part that needs pandas, so import it as runner.results.summary)."""
 
 from runner.results.record import METRICS, RunRecord
-from runner.results.store import ResultsDir, ResultsError, load_records, load_sweeps, read_jsonl
+from runner.results.store import (
+    ResultsDir,
+    ResultsError,
+    ResultsWriteError,
+    TornRecordWarning,
+    load_records,
+    load_sweeps,
+    read_jsonl,
+)
 
-__all__ = ["METRICS", "ResultsDir", "ResultsError", "RunRecord", "load_records", "load_sweeps", "read_jsonl"]
+__all__ = [
+    "METRICS",
+    "ResultsDir",
+    "ResultsError",
+    "ResultsWriteError",
+    "RunRecord",
+    "TornRecordWarning",
+    "load_records",
+    "load_sweeps",
+    "read_jsonl",
+]

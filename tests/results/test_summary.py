@@ -63,7 +63,9 @@ def test_superseded_rows_are_not_figures():
     [('{"variant": "go"', "truncated"), ("[1]", "not a JSON object"), ('{"variant": "go"}', "lacks")],
 )
 def test_corrupt_files_name_file_and_line(tmp_path, content, words):
-    (tmp_path / "runs.jsonl").write_text(json.dumps(_row("go", 1)) + "\n" + content + "\n")
+    # in the middle: a crash tears only the last line (tests/results/test_store.py), so this is damage
+    good = json.dumps(_row("go", 1)) + "\n"
+    (tmp_path / "runs.jsonl").write_text(good + content + "\n" + good)
     with pytest.raises(ResultsError, match=rf"runs.jsonl:2: .*{words}"):
         load_runs([tmp_path])
 
