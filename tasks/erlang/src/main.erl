@@ -3,7 +3,7 @@
 -module(main).
 -export([start/0]).
 
--define(USAGE, "usage: erl -noshell -pa ebin -s main -extra N [SLEEP_SECONDS]  "
+-define(USAGE, "usage: erl -noshell -pa DIR -s main -extra N [SLEEP_SECONDS]  "
                "(N >= 0; sleep default 10, may be fractional)").
 
 %% Called by `erl -s main`; the arguments are the plain ones after -extra.
