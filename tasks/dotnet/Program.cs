@@ -1,6 +1,8 @@
-// Measures: N .NET tasks alive at once, each Task.Run(async () => await Task.Delay(sleep)).
+// Measures: N .NET tasks alive at once, each sleeping; mode "run" = Task.Run(async () => await Task.Delay(sleep)),
+// mode "delay" = a bare Task.Delay(sleep) (no Task.Run), mode "threads" = one new Thread per task in Thread.Sleep.
 using System;
 using System.Globalization;
+using System.Threading;
 using System.Threading.Tasks;
 
 static class Program
@@ -8,29 +10,59 @@ static class Program
     static int Usage(string message)
     {
         Console.Error.WriteLine(message);
-        Console.Error.WriteLine("usage: app N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)");
+        Console.Error.WriteLine("usage: app run|delay|threads N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)");
         return 2;
     }
 
     static int Main(string[] args)
     {
-        if (args.Length < 1 || args.Length > 2)
+        if (args.Length < 2 || args.Length > 3)
             return Usage("wrong number of arguments");
+        string mode = args[0];
+        if (mode != "run" && mode != "delay" && mode != "threads")
+            return Usage("mode must be 'run', 'delay' or 'threads': " + mode);
         int n;
-        if (!int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out n))
-            return Usage("N must be a non-negative integer: " + args[0]);
+        if (!int.TryParse(args[1], NumberStyles.None, CultureInfo.InvariantCulture, out n))
+            return Usage("N must be a non-negative integer: " + args[1]);
         double seconds = 10;
-        if (args.Length == 2 && !(double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds)
+        if (args.Length == 3 && !(double.TryParse(args[2], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds)
                                   && seconds >= 0 && seconds <= int.MaxValue / 1000.0))
-            return Usage("SLEEP_SECONDS must be a non-negative number: " + args[1]);
+            return Usage("SLEEP_SECONDS must be a non-negative number: " + args[2]);
         TimeSpan delay = TimeSpan.FromSeconds(seconds);
 
+        if (mode == "threads")
+        {
+            var threads = new Thread[n];
+            for (int i = 0; i < n; i++)
+            {
+                threads[i] = new Thread(() => Thread.Sleep(delay));
+                threads[i].Start();
+            }
+            Ready(n);
+            foreach (Thread t in threads)
+                t.Join();
+            return 0;
+        }
+
         var tasks = new Task[n];
-        for (int i = 0; i < n; i++)
-            tasks[i] = Task.Run(async () => await Task.Delay(delay));
-        Console.Out.WriteLine("ready " + n.ToString(CultureInfo.InvariantCulture));
-        Console.Out.Flush();
+        if (mode == "run")
+        {
+            for (int i = 0; i < n; i++)
+                tasks[i] = Task.Run(async () => await Task.Delay(delay));
+        }
+        else
+        {
+            for (int i = 0; i < n; i++)
+                tasks[i] = Task.Delay(delay);
+        }
+        Ready(n);
         Task.WhenAll(tasks).Wait();
         return 0;
+    }
+
+    static void Ready(int n)
+    {
+        Console.Out.WriteLine("ready " + n.ToString(CultureInfo.InvariantCulture));
+        Console.Out.Flush();
     }
 }
