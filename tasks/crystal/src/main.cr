@@ -1,0 +1,34 @@
+# Measures: memory of N Crystal fibers alive at once (spawn), each in sleep, joined by receiving N
+# times from one Channel(Nil). Default single-threaded scheduler; each fiber has its own mmap'd stack.
+
+USAGE = "usage: crystal-task N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)"
+
+def usage(msg : String) : NoReturn
+  STDERR.puts msg
+  STDERR.puts USAGE
+  exit 2
+end
+
+usage("wrong number of arguments") unless 1 <= ARGV.size <= 2
+arg = ARGV[0]
+# Digits only: to_i? alone would accept "+1" and "-1".
+n = arg.each_char.all?(&.ascii_number?) ? arg.to_i? : nil
+usage("N must be a non-negative integer: #{arg}") if n.nil?
+seconds = 10.0
+if sleep_arg = ARGV[1]?
+  seconds = sleep_arg.to_f?(whitespace: false) || Float64::NAN
+  # NaN fails both comparisons; Time::Span holds Int64 nanoseconds.
+  usage("SLEEP_SECONDS must be a non-negative number: #{sleep_arg}") unless seconds >= 0 && seconds < 9.2e9
+end
+span = seconds.seconds
+
+done = Channel(Nil).new
+n.times do
+  spawn do
+    sleep span
+    done.send(nil)
+  end
+end
+STDOUT.puts "ready #{n}"
+STDOUT.flush
+n.times { done.receive }

@@ -1,0 +1,37 @@
+# Measures: memory of N asyncdispatch futures alive at once, each from sleepAsync on the one
+# global dispatcher, joined with all() and waitFor.
+import std/[asyncdispatch, os, strutils]
+
+proc usage(msg: string) =
+  stderr.writeLine msg
+  stderr.writeLine "usage: nim-task N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)"
+  quit 2
+
+proc main() =
+  let args = commandLineParams()
+  if args.len notin 1..2:
+    usage "wrong number of arguments"
+  var n = 0
+  if args[0].len == 0 or not args[0].allCharsInSet(Digits):  # rejects "-1", "+1", " 1"
+    usage "N must be a non-negative integer: " & args[0]
+  try:
+    n = parseInt(args[0])
+  except ValueError:  # overflow
+    usage "N must be a non-negative integer: " & args[0]
+  var seconds = 10.0
+  if args.len == 2:
+    try:
+      seconds = parseFloat(args[1])
+    except ValueError:
+      seconds = NaN
+    if not (seconds >= 0 and seconds < Inf):  # NaN fails both
+      usage "SLEEP_SECONDS must be a non-negative number: " & args[1]
+
+  var futures = newSeq[Future[void]](n)
+  for i in 0 ..< n:
+    futures[i] = sleepAsync(seconds * 1000)  # float milliseconds
+  stdout.write "ready ", n, "\n"
+  stdout.flushFile
+  waitFor all(futures)
+
+main()
