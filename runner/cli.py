@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shlex
+import socket
 import sys
 from pathlib import Path
 
@@ -231,6 +232,12 @@ def setup(variants: tuple[str, ...]) -> None:
     help="Results directory; runs are appended to OUT/runs.jsonl as each one ends.",
 )
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
+@click.option(
+    "--label",
+    default=None,
+    help="Name stored in every run (default: the host name); `report`, `plot` and `compare` never "
+    "pool runs of different labels into one median.",
+)
 @timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
 @INTERVAL_OPTION
 @MEMORY_CAP_OPTION
@@ -252,6 +259,7 @@ def sweep(
     repeat: int,
     out_dir: str,
     resume: bool,
+    label: str | None,
     timeout: float | None,
     interval: float,
     memory_cap: int | str,
@@ -274,6 +282,8 @@ def sweep(
         sleep = SleepSpec.parse(sleep_text)
     except ValueError as e:
         raise InputError(str(e)) from None
+    if label is not None and not label.strip():
+        raise InputError("--label must not be empty")
     if raise_limits and os.geteuid() != 0:
         raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
     out = ResultsDir(out_dir)
@@ -288,6 +298,7 @@ def sweep(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         memory_cap=resolve_memory_cap(memory_cap),
+        label=label.strip() if label else socket.gethostname(),
     )
     with _machine(wait):
         _sweep(opts, out)

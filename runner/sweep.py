@@ -59,6 +59,7 @@ class SweepOptions:
     interval: float = 0.05
     raise_limits: bool = False
     memory_cap: int | None = None  # bytes each run's cgroup may use (None: uncapped)
+    label: str | None = None  # stored in every run; None: the sweep's label is its host name
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
@@ -122,6 +123,7 @@ def _record(
         remedy=judged.remedy,
         versions=versions,
         memory_cap=opts.memory_cap,
+        label=opts.label,
         result=result,
     )
 
@@ -137,11 +139,13 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
     versions = {name: r.versions() for name, r in readiness.items()}
+    host = hostinfo.describe()
     meta = {
         "sweep_id": sweep_id,
         "event": "start",
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **hostinfo.describe(),
+        **host,
+        "label": opts.label or host["host"],
         "limits": read_limits(),
         "versions": versions,
         "command": opts.command or shlex.join(sys.argv),
