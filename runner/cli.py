@@ -383,15 +383,17 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
     """
     runs, sweeps = _load(results)
-    from runner.show.plot import plot_results
+    from runner.show.labelled import plot as plot_labelled
 
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written = plot_results(runs, sweeps, Path(out_dir), metric)
+        written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    if note:
+        _err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
         click.echo(str(path))
 
@@ -407,12 +409,13 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
     until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    Several labels (machines) get one column group each; their runs are never pooled.
     """
     runs, sweeps = _load(results)
-    from runner.show.report import render
+    from runner.show.labelled import report as report_labelled
 
     try:
-        click.echo(render(runs, fmt, metric, sweeps=sweeps))
+        click.echo(report_labelled(runs, fmt, metric, sweeps))
     except ValueError as e:
         raise InputError(str(e)) from None
 
