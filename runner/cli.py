@@ -420,6 +420,39 @@ def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
         raise InputError(str(e)) from None
 
 
+@main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
+@click.argument("base", type=click.Path())
+@click.argument("other", type=click.Path())
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    help="Smallest change that counts, as a percentage of BASE (and only beyond the repeats' spread).",
+)
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+def compare(base: str, other: str, metric: str, threshold: str, fmt: str) -> None:
+    """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
+
+    Both medians (min-max), the ratio OTHER / BASE and a verdict: significant when the ranges
+    [min, max] do not overlap and the ratio differs from 1 by more than the threshold; then
+    smaller (better) or larger (worse), else not significant. Toolchain versions that differ
+    are shown. Exit status 1 when any cell is larger, or has a figure in BASE but none in OTHER,
+    so a CI job can guard a runtime upgrade; 0 otherwise; 2 on bad input.
+    """
+    from runner.show import compare as comparing
+
+    try:
+        limit = comparing.parse_threshold(threshold)
+        result = comparing.compare_dirs(Path(base), Path(other), metric, limit)
+    except ValueError as e:  # ResultsError included
+        raise InputError(str(e)) from None
+    click.echo(comparing.render(result, fmt), nl=False)
+    sys.exit(1 if result.worse else 0)
+
+
 @main.command("limits", short_help="Show thread/process limits and who hits them.")
 @click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
 @click.option(
