@@ -400,24 +400,50 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
 
 @main.command(short_help="Print the variants x N table from stored results.")
 @click.argument("results", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "csv", "json", "html"]), default="md", show_default=True
+)
 @click.option(
     "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
 )
-def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
+@click.option(
+    "-o", "--output", type=click.Path(), default=None, help="Write to this file instead of standard output."
+)
+def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) -> None:
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
     until all N tasks were spawned, and the verdict with its reason where no run was valid.
     Several labels (machines) get one column group each; their runs are never pooled.
+
+    --format html -o report.html writes one self-contained page (figures inline as SVG, no
+    network or JavaScript needed): table, causes, bar charts, log-log and per-task charts,
+    machines, versions and the exact commands.
     """
-    runs, sweeps = _load(results)
-    from runner.show.labelled import report as report_labelled
+    from runner.show.output import check_writable, write_text
 
     try:
-        click.echo(report_labelled(runs, fmt, metric, sweeps))
+        if output:
+            check_writable(Path(output))
+    except OSError as e:
+        raise InputError(str(e)) from None
+    runs, sweeps = _load(results)
+    from runner.show import html, labelled
+
+    try:
+        if fmt == "html":
+            text = html.page(runs, sweeps, metric)
+        else:
+            text = labelled.report(runs, fmt, metric, sweeps)
+        if not output:
+            click.echo(text, nl=fmt != "html")
+            return
+        write_text(Path(output), text if fmt == "html" else text + "\n")
+    except OSError as e:
+        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    click.echo(output)
 
 
 @main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
