@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from runner.show import compare
 from tests.show.crafted import write_results
 from tests.test_cli import _one_line_error
-from tests.test_sweep import run
+from tests.test_sweep import ROOT, run
 
 BASE = {
     ("go", 1): [2.2, 2.2, 2.3],
@@ -138,3 +140,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         "mixed": ([base, other], "holds runs of 2 labels (vm, laptop)"),
     }[case]
     _one_line_error(run("compare", *map(str, args), tmp_path=tmp_path), words)
+
+
+@pytest.mark.parametrize("args", [["compare", "--help"], ["report", "--help"], ["sweep", "--help"]])
+def test_help_of_the_new_options_imports_no_pandas_or_matplotlib(args):
+    code = (
+        "import sys\nfrom runner.cli import main\n"
+        f"try:\n    main({args!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout + p.stderr
