@@ -103,6 +103,8 @@ class Group:
 
 def groups(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> list[Group]:
     """One Group per label, in the order the labels first appear (the order directories were given)."""
+    if runs.empty:
+        return []
     labelled = label_runs(runs, sweeps)
     out = []
     for label in dict.fromkeys(labelled["label"]):

@@ -26,8 +26,7 @@ def report(
     runs: pd.DataFrame, fmt: str = "md", metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
 ) -> str:
     """The table as md, csv or json, one column group (md) or a `label` field (csv, json) per label."""
-    sweeps = sweeps or []
-    found = groups(runs, sweeps)
+    found = groups(runs, sweeps or [])
     note = pooling_note(found)
     if not note:
         return render(runs, fmt, metric, sweeps=sweeps)
@@ -75,7 +74,7 @@ def plot(
     a variant keeps its colour across labels); returns the files and the pooling note ("" if none)."""
     found = groups(runs, sweeps)
     note = pooling_note(found)
-    if len(found) == 1:
+    if len(found) <= 1:  # no runs at all: plot_results says so
         return plot_results(found[0].runs if note else runs, sweeps, out_dir, metric), note
     words: dict[str, str] = {}
     for g in found:
