@@ -212,7 +212,14 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     capacity_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     versions, meta = context(opts.variants)
     opts.out.add_sweep(
-        {"sweep_id": capacity_id, "event": "start", "kind": "capacity", **meta, "budgets": opts.budgets}
+        {
+            "sweep_id": capacity_id,
+            "event": "start",
+            "kind": "capacity",
+            **meta,
+            "label": meta["host"],
+            "budgets": opts.budgets,
+        }
     )
     done = _finished(opts.out) if opts.resume else set()
     stored = _stored_probes(opts.out)
@@ -227,7 +234,11 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
         limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
     with sigterm_raises(), limit_ctx:
         for i, (variant, budget) in enumerate(todo, 1):
-            identity = {"sweep_id": capacity_id, "versions": versions.get(variant.name, {})}
+            identity = {
+                "sweep_id": capacity_id,
+                "versions": versions.get(variant.name, {}),
+                "label": meta["host"],
+            }
             result = _one(variant, budget, opts, stored, identity, progress)
             opts.out.add_capacity(result.to_json())
             results.append(result)

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shlex
+import socket
 import sys
 import warnings
 from pathlib import Path
@@ -240,6 +241,12 @@ def setup(variants: tuple[str, ...]) -> None:
     help="Results directory; runs are appended to OUT/runs.jsonl as each one ends.",
 )
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
+@click.option(
+    "--label",
+    default=None,
+    help="Name stored in every run (default: the host name); `report`, `plot` and `compare` never "
+    "pool runs of different labels into one median.",
+)
 @timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
 @INTERVAL_OPTION
 @MEMORY_CAP_OPTION
@@ -261,6 +268,7 @@ def sweep(
     repeat: int,
     out_dir: str,
     resume: bool,
+    label: str | None,
     timeout: float | None,
     interval: float,
     memory_cap: int | str,
@@ -283,6 +291,8 @@ def sweep(
         sleep = SleepSpec.parse(sleep_text)
     except ValueError as e:
         raise InputError(str(e)) from None
+    if label is not None and not label.strip():
+        raise InputError("--label must not be empty")
     if raise_limits and os.geteuid() != 0:
         raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
     out = ResultsDir(out_dir)
@@ -297,6 +307,7 @@ def sweep(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         memory_cap=resolve_memory_cap(memory_cap),
+        label=label.strip() if label else socket.gethostname(),
     )
     with _machine(wait):
         _sweep(opts, out)
@@ -519,38 +530,100 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
     """
     runs, sweeps = _load(results)
-    from runner.show.plot import plot_results
+    from runner.show.labelled import plot as plot_labelled
 
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written = plot_results(runs, sweeps, Path(out_dir), metric)
+        written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    if note:
+        _err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
         click.echo(str(path))
 
 
 @main.command(short_help="Print the variants x N table from stored results.")
 @click.argument("results", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "csv", "json", "html"]), default="md", show_default=True
+)
 @click.option(
     "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
 )
-def report(results: tuple[str, ...], fmt: str, metric: str) -> None:
+@click.option(
+    "-o", "--output", type=click.Path(), default=None, help="Write to this file instead of standard output."
+)
+def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) -> None:
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
     until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    Several labels (machines) get one column group each; their runs are never pooled.
+
+    --format html -o report.html writes one self-contained page (figures inline as SVG, no
+    network or JavaScript needed): table, causes, bar charts, log-log and per-task charts,
+    machines, versions and the exact commands.
     """
-    runs, sweeps = _load(results)
-    from runner.show.report import render
+    from runner.show.output import check_writable, write_text
 
     try:
-        click.echo(render(runs, fmt, metric, sweeps=sweeps))
+        if output:
+            check_writable(Path(output))
+    except OSError as e:
+        raise InputError(str(e)) from None
+    runs, sweeps = _load(results)
+    from runner.show import html, labelled
+
+    try:
+        if fmt == "html":
+            text = html.page(runs, sweeps, metric)
+        else:
+            text = labelled.report(runs, fmt, metric, sweeps)
+        if not output:
+            click.echo(text, nl=fmt != "html")
+            return
+        write_text(Path(output), text if fmt == "html" else text + "\n")
+    except OSError as e:
+        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    click.echo(output)
+
+
+@main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
+@click.argument("base", type=click.Path())
+@click.argument("other", type=click.Path())
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    help="Smallest change that counts, as a percentage of BASE (and only beyond the repeats' spread).",
+)
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+def compare(base: str, other: str, metric: str, threshold: str, fmt: str) -> None:
+    """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
+
+    Both medians (min-max), the ratio OTHER / BASE and a verdict: significant when the ranges
+    [min, max] do not overlap and the ratio differs from 1 by more than the threshold; then
+    smaller (better) or larger (worse), else not significant. Toolchain versions that differ
+    are shown. Exit status 1 when any cell is larger, or has a figure in BASE but none in OTHER,
+    so a CI job can guard a runtime upgrade; 0 otherwise; 2 on bad input.
+    """
+    from runner.show import compare as comparing
+
+    try:
+        limit = comparing.parse_threshold(threshold)
+        result = comparing.compare_dirs(Path(base), Path(other), metric, limit)
+    except ValueError as e:  # ResultsError included
+        raise InputError(str(e)) from None
+    click.echo(comparing.render(result, fmt), nl=False)
+    sys.exit(1 if result.worse else 0)
 
 
 @main.command("limits", short_help="Show thread/process limits and who hits them.")

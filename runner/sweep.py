@@ -55,6 +55,7 @@ class SweepOptions:
     interval: float = 0.05
     raise_limits: bool = False
     memory_cap: int | None = None  # bytes each run's cgroup may use (None: uncapped)
+    label: str | None = None  # stored in every run; None: the sweep's label is its host name
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
@@ -100,10 +101,12 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
     versions, meta = context(opts.variants, opts.command)
+    opts.label = opts.label or meta["host"]
     meta = {
         "sweep_id": sweep_id,
         "event": "start",
         **meta,
+        "label": opts.label,
         "ns": opts.ns,
         "sleep": str(opts.sleep),
         "repeat": opts.repeat,
@@ -200,6 +203,7 @@ def _run_cell(
     sleep = opts.sleep.seconds
     identity = dict(
         sweep_id=sweep_id,
+        label=opts.label,
         repeat=cell.repeat,
         sleep_requested=str(opts.sleep),
         versions=versions,

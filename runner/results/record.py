@@ -60,6 +60,9 @@ class RunRecord:
     versions: dict[str, str] = field(default_factory=dict)
     memory_cap: int | None = None  # bytes the run's cgroup was allowed (None: uncapped)
     kind: str = "sweep"  # "sweep", or "capacity-probe": one run of a `memrun capacity` search
+    # Who/where these runs belong to (`sweep --label`, default the host name): runs of different
+    # labels are never pooled into one median. None in rows written before labels existed.
+    label: str | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
@@ -94,6 +97,7 @@ class RunRecord:
             "versions": self.versions,
             "memory_cap": self.memory_cap,
             "kind": self.kind,
+            "label": self.label,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -3,6 +3,7 @@ axes, value labels that always fit, and saving each figure once laid out in ever
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,13 +32,17 @@ NOTE_COLOR = "#555555"
 FLAG_COLOR = "#a34700"
 
 
-def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
+def _freeze(fig: Figure) -> None:
     """Lay out once, then freeze: constrained layout would otherwise run again for every format,
     and it is most of the cost (positions are fractions of the figure, so any dpi reuses them)."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+
+
+def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
     paths = []
     try:
-        fig.draw_without_rendering()
-        fig.set_layout_engine("none")
+        _freeze(fig)
         for fmt in formats:
             path = out_dir / f"{stem}.{fmt}"
             fig.savefig(path, format=fmt)
@@ -45,6 +50,21 @@ def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[
     finally:
         plt.close(fig)
     return paths
+
+
+def svg_text(fig: Figure, salt: str) -> str:
+    """The figure as SVG text, for pages that inline several figures. The salt makes its element
+    ids (clip paths, markers, hatches) its own, so that one figure's ids never resolve to another
+    figure's on the same page, and the same for every run, so that a committed page only changes
+    when its figures do; no date is written, for the same reason."""
+    try:
+        _freeze(fig)
+        out = io.StringIO()
+        with plt.rc_context({"svg.hashsalt": salt}):
+            fig.savefig(out, format="svg", metadata={"Date": None})
+    finally:
+        plt.close(fig)
+    return out.getvalue()
 
 
 def footnote(fig: Figure, lines: list[str]) -> None:

@@ -11,7 +11,8 @@ and reason, because "failed at 100k threads" is a result and a 0 MB bar would be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from runner.show.text import (
     caption,
     cell_status,
     check_metric,
+    file_word,
     kib_per_task,
     metric_name,
     metric_title,
@@ -53,6 +55,7 @@ class _Context:
     cells: list[dict[str, Any]]
     metric: str
     what: str  # e.g. "Peak RSS of the process tree"
+    prefix: str  # before each title: "" or, when drawn for one of several labels, "label: "
     caption: str  # machine(s) and date(s)
     sleep_note: str
     usual_sleep: float | None
@@ -65,45 +68,77 @@ def plot_results(
     out_dir: Path,
     metric: str = "peak_rss",
     formats: Sequence[str] = ("png", "svg"),
+    label: str | None = None,
+    variants: Sequence[str] = (),
 ) -> list[Path]:
     """Write every figure in every format to out_dir; returns the files written.
 
-    The per-task chart is skipped when no N > 1 has a valid run (nothing to divide).
+    The per-task chart is skipped when no N > 1 has a valid run (nothing to divide). With a label
+    (one of several in the results) each title starts with it and each file name ends with it.
     """
-    check_metric(metric)
-    if runs.empty:
-        raise ValueError("no runs to plot")
-    ctx = _context(runs, sweeps, metric)
+    drawn = figures(runs, sweeps, metric, label, variants)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with plt.rc_context(STYLE):
-        for n in sorted({c["n"] for c in ctx.cells}):
-            written += save(_bar_chart(ctx, n), out_dir, f"bars-n{n}-{metric}", formats)
-        written += save(_loglog_chart(ctx), out_dir, f"loglog-{metric}", formats)
-        per_task = _per_task_chart(ctx)
-        if per_task is not None:
-            written += save(per_task, out_dir, f"per-task-{metric}", formats)
+    with contextlib.closing(drawn):
+        for stem, fig in drawn:
+            written += save(fig, out_dir, stem, formats)
     return written
 
 
-def _context(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str) -> _Context:
+def figures(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    metric: str = "peak_rss",
+    label: str | None = None,
+    variants: Sequence[str] = (),
+) -> Generator[tuple[str, Figure], None, None]:
+    """Each figure with its file stem, drawn but not saved, so a caller can write files or keep
+    SVG text in memory. Save (or close) each before asking for the next: the style applies only
+    while this generator runs. `variants` fixes the colours (default: the variants drawn), so
+    figures of several labels give a variant the same colour. Bad input raises here, not later."""
+    check_metric(metric)
+    if runs.empty:
+        raise ValueError("no runs to plot")
+    ctx = _context(runs, sweeps, metric, label, variants)
+    suffix = f"-{file_word(label)}" if label else ""
+
+    def draw() -> Generator[tuple[str, Figure], None, None]:
+        with plt.rc_context(STYLE):
+            for n in sorted({c["n"] for c in ctx.cells}):
+                yield f"bars-n{n}-{metric}{suffix}", _bar_chart(ctx, n)
+            yield f"loglog-{metric}{suffix}", _loglog_chart(ctx)
+            per_task = _per_task_chart(ctx)
+            if per_task is not None:
+                yield f"per-task-{metric}{suffix}", per_task
+
+    return draw()
+
+
+def _context(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    metric: str,
+    label: str | None = None,
+    variants: Sequence[str] = (),
+) -> _Context:
     summary = summarize(runs, metric)
     cells = summary.to_dict("records")
     for c in cells:
         for key in ("median", "min", "max", "spread", "per_task", "spawn_s", "sleep_s"):
             c[key] = num(c.get(key))
         c["n"] = int(c["n"])
-    variants = sorted({c["variant"] for c in cells})
-    palette = plt.get_cmap("tab10" if len(variants) <= 10 else "tab20").colors
+    names = sorted(set(variants) | {c["variant"] for c in cells})
+    palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20").colors
     return _Context(
         cells=cells,
         metric=metric,
         what=metric_title(metric),
+        prefix=f"{label}: " if label else "",
         caption=caption(runs, sweeps),
         sleep_note=sleep_note(summary),
         usual_sleep=usual_sleep(summary),
-        colors={v: palette[i % len(palette)] for i, v in enumerate(variants)},
+        colors={v: palette[i % len(palette)] for i, v in enumerate(names)},
     )
 
 
@@ -144,7 +179,7 @@ def _bar_chart(ctx: _Context, n: int) -> Figure:
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     tasks = "task" if n == 1 else "concurrent tasks"
-    fig.suptitle(f"{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
+    fig.suptitle(f"{ctx.prefix}{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     footnote(fig, _bar_notes(ctx, cells))
     fit_xlim(fig, ax, labels)
@@ -222,7 +257,7 @@ def _loglog_chart(ctx: _Context) -> Figure:
     else:
         ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
         ax.set_yticks([])
-    fig.suptitle(f"{ctx.what} against N", fontweight="bold")
+    fig.suptitle(f"{ctx.prefix}{ctx.what} against N", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]
     notes.append(_missing_note(ctx, [c for c in ctx.cells if c["median"] is None], "Not plotted"))
@@ -292,7 +327,8 @@ def _per_task_chart(ctx: _Context) -> Figure | None:
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # outside: bars vary too much
-    fig.suptitle(f"Memory per task: (M(N) − M(1)) / N, {metric_name(ctx.metric)}", fontweight="bold")
+    title = f"{ctx.prefix}Memory per task: (M(N) − M(1)) / N, {metric_name(ctx.metric)}"
+    fig.suptitle(title, fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     footnote(fig, _per_task_notes(ctx, ns))
     fit_xlim(fig, ax, labels)
@@ -368,4 +404,4 @@ def _per_task_notes(ctx: _Context, ns: list[int]) -> list[str]:
     return notes
 
 
-__all__ = ["plot_results"]
+__all__ = ["figures", "plot_results"]

@@ -68,7 +68,7 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
     return out
 
 
-def _md_cell(rec: dict[str, Any], usual: float | None) -> str:
+def md_cell(rec: dict[str, Any], usual: float | None) -> str:
     if rec["median_bytes"] is None:
         text = f"*{short(cell_status(rec), 80)}*"
     else:
@@ -111,7 +111,7 @@ def to_markdown(
     usual = usual_sleep(table)
     ns = sorted(table["n"].unique())
     variants = list(dict.fromkeys(table["variant"]))
-    cells = {(r["variant"], r["n"]): _md_cell(r, usual) for r in recs}
+    cells = {(r["variant"], r["n"]): md_cell(r, usual) for r in recs}
     lines = [
         "| variant | " + " | ".join(n_label(n) for n in ns) + " |",
         "|---|" + "---|" * len(ns),

@@ -143,6 +143,11 @@ def caption(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> str:
     return f"{machines(sweeps)} · {dates(runs, sweeps)}"
 
 
+def file_word(label: str) -> str:
+    """A label as it may appear in a file name (and an HTML id)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.") or "label"
+
+
 def check_metric(metric: str) -> None:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")

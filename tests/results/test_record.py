@@ -12,7 +12,7 @@ STORED = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
 
 
 # Fields that memrun added after the committed rows were written: written back as None.
-NEWER = {"memory_cap": None, "kind": "sweep"}
+NEWER = {"memory_cap": None, "kind": "sweep", "label": None}
 
 
 def test_every_committed_row_reads_back_to_the_same_json():
