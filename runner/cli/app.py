@@ -1,0 +1,78 @@
+"""The `memrun` command group and what every command shares: one-line input errors, variant
+selection, undoing what a killed memrun left behind, and the machine-wide measurement lock."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import click
+
+from runner import __version__, tasks
+
+
+class InputError(click.ClickException):
+    """Bad user input or a broken manifest: one line, exit status 2, no traceback."""
+
+    exit_code = 2
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except tasks.ManifestError as e:
+            raise InputError(f"task manifest: {e}") from None
+
+
+def select_variants(names: tuple[str, ...] | list[str]) -> list[tasks.Variant]:
+    """The named variants (all when none are named); an unknown name is an InputError."""
+    known = tasks.load_all()
+    if not names:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(f"unknown variant {', '.join(unknown)} (known: {', '.join(known)})")
+    return [known[n] for n in dict.fromkeys(names)]
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memrun")
+def main() -> None:
+    """memrun: how much memory does it cost to keep N concurrent tasks alive in runtime X?
+
+    Start with `memrun doctor` (what is installed), then `memrun sweep` (measure),
+    `memrun report` / `memrun plot` (show stored results), `memrun limits` (why threads fail).
+    """
+    recover()
+
+
+def recover() -> None:
+    """Before any command: undo what a memrun killed mid-run left behind (as root; a user cannot
+    have raised limits or made run cgroups). Each thing undone is said in one line."""
+    if os.geteuid() != 0:
+        return
+    from runner.limits import journal
+    from runner.measure import cgroups
+
+    journal.recover(log=err)
+    removed = cgroups.remove_stale()
+    if removed:
+        err(f"memrun: removed {len(removed)} run cgroup(s) left by a memrun that is gone")
+
+
+def err(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@contextlib.contextmanager
+def machine(wait: bool) -> Iterator[None]:
+    """The machine-wide measurement lock, or exit 2 naming who holds it."""
+    from runner import lock
+
+    try:
+        with lock.measuring(log=err, wait=wait):
+            yield
+    except lock.Busy as e:
+        raise InputError(str(e)) from None

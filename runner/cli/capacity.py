@@ -1,0 +1,130 @@
+"""`memrun capacity`: how many concurrent tasks fit in a memory budget."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from runner import tasks
+from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.options import INTERVAL_OPTION
+from runner.results import ResultsDir, ResultsError, load_records
+
+
+@main.command(short_help="Find how many concurrent tasks fit in a memory budget.")
+@click.option(
+    "--memory",
+    "budgets_text",
+    required=True,
+    help="Memory budgets, comma-separated: 256MiB,1GiB (sizes as for --memory-cap).",
+)
+@click.option("-r", "--variant", "variant_names", multiple=True, help="Variant (repeatable; default: all).")
+@click.option(
+    "--out",
+    "out_dir",
+    default="results",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Results directory: every probe run goes to OUT/runs.jsonl, each result to OUT/capacity.jsonl.",
+)
+@click.option(
+    "--from",
+    "history",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="Results of earlier sweeps to predict the start of each search from [default: OUT itself]; "
+    "without any, two calibration runs (N=1 and N=10000) under the cap predict it.",
+)
+@click.option("--resume", is_flag=True, help="Reuse the probes and results OUT holds; run only the rest.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
+@INTERVAL_OPTION
+@click.option("--raise-limits", is_flag=True, help="(root) Raise thread limits for thread-per-task variants.")
+@click.option("--wait", is_flag=True, help="Wait for another measurement to finish instead of exiting 2.")
+def capacity(
+    budgets_text: str,
+    variant_names: tuple[str, ...],
+    out_dir: str,
+    history: tuple[str, ...],
+    resume: bool,
+    as_json: bool,
+    interval: float,
+    raise_limits: bool,
+    wait: bool,
+) -> None:
+    """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
+    the budget (swap excluded), found by real runs: a prediction, a bracket, then bisection to
+    within 2 %. Every probe is stored; Ctrl-C keeps them and --resume continues the search.
+    """
+    from runner import capacity as searching
+    from runner.show.capacity import capacity_json_lines, capacity_markdown
+
+    budgets = _budgets(budgets_text)
+    if raise_limits and os.geteuid() != 0:
+        raise InputError("--raise-limits needs root (it writes /proc/sys)")
+    out = ResultsDir(out_dir)
+    try:
+        out.check_writable()
+        past = [p for p in map(Path, history or (out_dir,)) if (p / "runs.jsonl").exists()]
+        records = [r for _, r in load_records(past)] if past else []
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    opts = searching.CapacityOptions(
+        variants=select_variants(variant_names),
+        budgets=budgets,
+        out=out,
+        history=records,
+        resume=resume,
+        interval=interval / 1000.0,
+        raise_limits=raise_limits,
+    )
+    with machine(wait):
+        failed = tasks.build_all([v for v in opts.variants if tasks.readiness(v).usable], log=err)
+        opts.variants = [
+            v for v in opts.variants if tasks.readiness(v).usable and v.folder.name not in failed
+        ]
+        try:
+            results = searching.run_capacity(opts, _capacity_progress())
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: every probe is kept in {out.path}; continue with --resume", err=True)
+            sys.exit(130)
+    rows = [r.to_json() for r in results]
+    click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(out.existing_capacity()), nl=False)
+
+
+def _budgets(text: str) -> list[int]:
+    from runner.inputs import parse_size
+    from runner.limits.host import default_memory_cap
+
+    try:
+        budgets = [parse_size(t) for t in text.split(",")]
+    except ValueError as e:
+        raise InputError(f"--memory: {e}") from None
+    if len(set(budgets)) < len(budgets):
+        raise InputError(f"--memory: a budget is given more than once in {text!r}")
+    spare = default_memory_cap()
+    if spare is not None and max(budgets) > spare:
+        raise InputError(
+            f"--memory: {max(budgets):,} bytes is more than this machine can spare ({spare:,} bytes: "
+            "MemAvailable minus a reserve); a capacity run that large could take the host down"
+        )
+    return sorted(budgets)
+
+
+def _capacity_progress():  # type: ignore[no-untyped-def]
+    from runner.capacity import CapacityProgress
+    from runner.show.capacity import budget_label
+
+    def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
+        what = "valid" if ok else f"{record.verdict}: {record.reason}"
+        err(f"  {variant} in {budget_label(budget)}: N={record.n:,} {what}"[:160])
+
+    def on_result(result, i: int, total: int) -> None:  # type: ignore[no-untyped-def]
+        err(
+            f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
+            f"{result.max_n:,} tasks fit ({result.probes} probes; then {result.stopped_by})"
+        )
+
+    return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)

@@ -1,0 +1,57 @@
+"""`memrun limits`: the limits in force, who hits them, and restoring what a killed memrun raised."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from runner.cli.app import InputError, main, select_variants
+from runner.inputs import parse_n
+
+
+@main.command("limits", short_help="Show thread/process limits and who hits them.")
+@click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
+@click.option(
+    "--restore",
+    is_flag=True,
+    help="(root) Put back kernel limits that a memrun killed mid-sweep left raised (from its journal).",
+)
+@click.argument("variants", nargs=-1)
+def limits_command(n_text: str | None, restore: bool, variants: tuple[str, ...]) -> None:
+    """Show the limits that bound threads and processes here, and which variants hit them.
+
+    pid_max, threads-max, vm.max_map_count, RLIMIT_NPROC, RLIMIT_STACK, cgroup pids.max, memory
+    and overcommit. With --n, each variant that needs an OS thread per task is checked against
+    them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`).
+    """
+    from runner.show.limits import limits_report
+
+    if restore:
+        _restore_limits()
+        return
+    n = None
+    if n_text is not None:
+        try:
+            n = parse_n(n_text)
+        except ValueError as e:
+            raise InputError(f"--n: {e}") from None
+    click.echo(limits_report(n, select_variants(variants)))
+
+
+def _restore_limits() -> None:
+    from runner.limits import journal
+
+    found = journal.read()
+    if found is None:
+        click.echo("nothing to restore: no memrun has raised limits here without putting them back")
+        return
+    owner, _entries = found
+    if owner.pid and owner.alive():
+        raise click.ClickException(
+            f"memrun {owner.describe()} is running and holds the raised limits; it restores them "
+            "when it ends (stop it with Ctrl-C or kill, not kill -9)"
+        )
+    if os.geteuid() != 0:
+        raise InputError("restoring kernel limits needs root (it writes /proc/sys)")
+    journal.recover(log=click.echo, force=True)

@@ -1,0 +1,153 @@
+"""Commands that show stored results and never run a task: report, plot, compare."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import click
+
+from runner.cli.app import InputError, err, main
+from runner.results import METRICS, ResultsError, TornRecordWarning
+
+
+def _load(results: tuple[str, ...]):
+    from runner.results.store import load_sweeps
+    from runner.results.summary import load_runs
+
+    paths = [Path(p) for p in (results or ("results",))]
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TornRecordWarning)
+        try:
+            loaded = load_runs(paths), load_sweeps(paths)
+        except ResultsError as e:
+            error = e
+    for w in caught:  # a torn last record is one line, and the table still follows
+        if issubclass(w.category, TornRecordWarning):
+            err(f"warning: {w.message}")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if error is not None:
+        raise InputError(str(error))
+    return loaded
+
+
+METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
+
+
+@main.command(short_help="Draw figures from stored results.")
+@click.argument("results", nargs=-1, type=click.Path())
+@click.option(
+    "--out",
+    "out_dir",
+    default="plots",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Directory for the PNG and SVG figures.",
+)
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
+    """Draw figures from stored results (default: results/); never runs a task program.
+
+    One bar chart per N, a log-log chart of memory against N, and the per-task cost
+    (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
+    """
+    runs, sweeps = _load(results)
+    from runner.show.labelled import plot as plot_labelled
+
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
+    except OSError as e:
+        raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if note:
+        err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
+    for path in written:
+        click.echo(str(path))
+
+
+@main.command(short_help="Print the variants x N table from stored results.")
+@click.argument("results", nargs=-1, type=click.Path())
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "csv", "json", "html"]), default="md", show_default=True
+)
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+@click.option(
+    "-o", "--output", type=click.Path(), default=None, help="Write to this file instead of standard output."
+)
+def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) -> None:
+    """Print the table variants x N from stored results (default: results/).
+
+    Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
+    until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    Several labels (machines) get one column group each; their runs are never pooled.
+
+    --format html -o report.html writes one self-contained page (figures inline as SVG, no
+    network or JavaScript needed): table, causes, bar charts, log-log and per-task charts,
+    machines, versions and the exact commands.
+    """
+    from runner.show.output import check_writable, write_text
+
+    try:
+        if output:
+            check_writable(Path(output))
+    except OSError as e:
+        raise InputError(str(e)) from None
+    runs, sweeps = _load(results)
+    from runner.show import html, labelled
+
+    try:
+        if fmt == "html":
+            text = html.page(runs, sweeps, metric)
+        else:
+            text = labelled.report(runs, fmt, metric, sweeps)
+        if not output:
+            click.echo(text, nl=fmt != "html")
+            return
+        write_text(Path(output), text if fmt == "html" else text + "\n")
+    except OSError as e:
+        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    click.echo(output)
+
+
+@main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
+@click.argument("base", type=click.Path())
+@click.argument("other", type=click.Path())
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+)
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    help="Smallest change that counts, as a percentage of BASE (and only beyond the repeats' spread).",
+)
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+def compare(base: str, other: str, metric: str, threshold: str, fmt: str) -> None:
+    """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
+
+    Both medians (min-max), the ratio OTHER / BASE and a verdict: significant when the ranges
+    [min, max] do not overlap and the ratio differs from 1 by more than the threshold; then
+    smaller (better) or larger (worse), else not significant. Toolchain versions that differ
+    are shown. Exit status 1 when any cell is larger, or has a figure in BASE but none in OTHER,
+    so a CI job can guard a runtime upgrade; 0 otherwise; 2 on bad input.
+    """
+    from runner.show import compare as comparing
+
+    try:
+        limit = comparing.parse_threshold(threshold)
+        result = comparing.compare_dirs(Path(base), Path(other), metric, limit)
+    except ValueError as e:  # ResultsError included
+        raise InputError(str(e)) from None
+    click.echo(comparing.render(result, fmt), nl=False)
+    sys.exit(1 if result.worse else 0)
