@@ -34,6 +34,16 @@ def _load(results: tuple[str, ...]):
     return loaded
 
 
+def _capacity(results: tuple[str, ...]) -> list[dict]:
+    """Capacity results (capacity.jsonl) beside the runs, if `memrun capacity` wrote any."""
+    from runner.results.store import load_capacity
+
+    try:
+        return load_capacity([Path(p) for p in (results or ("results",))])
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+
+
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
 
 
@@ -57,15 +67,26 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
     """
     runs, sweeps = _load(results)
+    from runner.results.summary import sweep_runs
     from runner.show.labelled import plot as plot_labelled
 
+    capacity = _capacity(results)
+    written: list[Path] = []
+    note = ""
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
+        if not capacity or not sweep_runs(runs).empty:
+            written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    if capacity:
+        from runner.show.capacity import capacity_figures
+        from runner.show.figure import save
+
+        for stem, fig in capacity_figures(capacity, runs, sweeps):
+            written += save(fig, Path(out_dir), stem, ("png", "svg"))
     if note:
         err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
@@ -105,10 +126,16 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
     from runner.show import html, labelled
 
     try:
+        capacity = _capacity(results)
         if fmt == "html":
-            text = html.page(runs, sweeps, metric)
+            text = html.page(runs, sweeps, metric, capacity)
         else:
             text = labelled.report(runs, fmt, metric, sweeps)
+            if capacity and fmt == "md":
+                from runner.show.capacity import capacity_markdown
+
+                text += "\n\nConcurrent tasks that fit in a memory budget (`memrun capacity`):\n\n"
+                text += capacity_markdown(capacity).rstrip("\n")
         if not output:
             click.echo(text, nl=fmt != "html")
             return

@@ -32,6 +32,12 @@ def _reason(last: pd.Series, n_valid: int, metric: str) -> str:
     return reason if isinstance(reason, str) else ""
 
 
+def sweep_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of sweeps, without the probes of capacity searches (which ran at whatever N the
+    search tried, under a cap, and must not be pooled into a sweep's cells)."""
+    return runs[runs["kind"].fillna("sweep") == "sweep"] if "kind" in runs else runs
+
+
 def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
     """One row per (variant, n): median, min and max of metric over valid repeats, the spread
     flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
@@ -39,8 +45,7 @@ def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
     Superseded rows (an invalid run that --sleep auto ran again) and the probes of capacity
     searches (runs at whatever N the search tried, under a cap) are left out.
     """
-    if "kind" in runs:
-        runs = runs[runs["kind"].fillna("sweep") == "sweep"]
+    runs = sweep_runs(runs)
     if "superseded" in runs:
         runs = runs[~runs["superseded"].fillna(False).astype(bool)]
     out = []

@@ -50,3 +50,77 @@ def capacity_markdown(results: list[dict[str, Any]]) -> str:
 def capacity_json_lines(results: list[dict[str, Any]]) -> str:
     keys = ("variant", "budget_bytes", "max_n", "first_failing_n", "stopped_by", "probes")
     return "".join(json.dumps({k: r.get(k) for k in keys}) + "\n" for r in results)
+
+
+def naive_capacity(runs: Any, budget: int) -> dict[str, int]:
+    """What dividing would predict from a sweep: (budget - M(1)) / per-task cost, with M(1) the
+    median peak RSS at N=1 and the per-task cost that at the largest N with a valid figure. This is
+    the sum a reader of the 2023 article would do; the searched capacity says whether it holds."""
+    from runner.results.summary import summarize
+
+    if runs is None or runs.empty:
+        return {}
+    table = summarize(runs, "peak_rss")
+    out: dict[str, int] = {}
+    if table.empty:
+        return out
+    for variant, rows in table.groupby("variant"):
+        base = rows[(rows["n"] == 1) & rows["median"].notna()]
+        costs = rows[rows["per_task"].notna() & (rows["per_task"] > 0)].sort_values("n")
+        if len(base) and len(costs):
+            out[str(variant)] = max(0, int((budget - base["median"].iloc[0]) / costs["per_task"].iloc[-1]))
+    return out
+
+
+def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
+    """One bar chart per budget: tasks that fit (log scale), each with the naive prediction beside
+    it, coloured by family. Yields (file stem, figure)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from runner.show.figure import NOTE_COLOR, STYLE, colors, family_legend, footnote, wrap
+    from runner.show.text import caption, variant_info
+
+    last = {(r["variant"], r["budget_bytes"]): r for r in results}
+    info = variant_info(sweeps)
+    names = sorted({v for v, _ in last})
+    family = {v: info.get(v, {}).get("family", "") for v in names}
+    palette = colors(names, family)
+    with plt.rc_context(STYLE):
+        for budget in sorted({b for _, b in last}):
+            cells = sorted((r for (v, b), r in last.items() if b == budget), key=lambda r: r["max_n"])
+            naive = naive_capacity(runs, budget)
+            fig, ax = plt.subplots(figsize=(11, 1.9 + 0.42 * len(cells)), layout="constrained")
+            for i, r in enumerate(cells):
+                fits = max(r["max_n"], 0.8)  # a run of nothing still gets a sliver on a log axis
+                ax.barh(i, fits, height=0.6, color=palette[r["variant"]])
+                guess = naive.get(r["variant"])
+                text = f"{r['max_n']:,}" + (f"  ({r['max_n'] / guess:.2f}× naive)" if guess else "")
+                if r.get("stopped_by"):
+                    text += f"  then {r['stopped_by']}"
+                ax.annotate(
+                    text, (fits, i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9
+                )
+                if guess:
+                    ax.plot([guess, guess], [i - 0.35, i + 0.35], color="black", linewidth=2)
+            ax.set_xscale("log")
+            top = max([r["max_n"] for r in cells] + list(naive.values()) + [10])
+            ax.set_xlim(1, top * 30)  # decades from one task; room on the right for the labels
+            ax.set_yticks(range(len(cells)), [r["variant"] for r in cells])
+            ax.set_ylim(len(cells) - 0.5, -0.5)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+            ax.set_xlabel("concurrent tasks that fit (log scale)")
+            ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
+            ax.set_axisbelow(True)
+            family_legend(ax, palette, family, [r["variant"] for r in cells])
+            fig.suptitle(f"Concurrent tasks that fit in {budget_label(budget)}", fontweight="bold")
+            ax.set_title("\n".join(wrap(caption(runs, sweeps), 140)), color=NOTE_COLOR)
+            notes = (
+                "Bar: the largest N valid in a memory cgroup capped at the budget (swap excluded), "
+                "searched to within 2 %. Black tick: the naive prediction (budget − M(1)) / per-task "
+                "peak RSS from the sweep. A bar past its tick: the runtime fits more than its RSS "
+                "suggests (a GC that sizes its heap to the limit); short of it: the cgroup charges "
+                "what RSS does not show (kernel memory of threads, page cache), or the runtime stops early."
+            )
+            footnote(fig, wrap(notes, 150, 4))
+            yield f"capacity-{budget >> 20}MiB", fig

@@ -15,6 +15,7 @@ matplotlib.use("Agg")  # figures are files; never needs (or waits for) a display
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 # Text stays text in SVG (searchable, testable, editable in a blog); light frame like the article.
@@ -107,3 +108,32 @@ def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin
 
 def wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:
     return textwrap.wrap(text, width, max_lines=lines, placeholder=" …") or [""]
+
+
+MARKERS = "osD^v<>phX*"
+
+
+def colors(names: list[str], family: dict[str, str]) -> dict[str, Any]:
+    """One colour per variant; where the sweeps recorded families, one per family instead (in
+    alphabetical order of family), so 25 bars read as a handful of groups."""
+    if not any(family.values()):
+        palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20").colors
+        return {v: palette[i % len(palette)] for i, v in enumerate(names)}
+    families = sorted(set(family.values()))
+    palette = plt.get_cmap("tab10").colors
+    return {v: palette[families.index(family[v]) % len(palette)] for v in names}
+
+
+def marker_for(family: dict[str, str], variant: str) -> str:
+    """Within one family (one colour), each variant keeps its own marker on the log-log chart."""
+    same = sorted(v for v, f in family.items() if f == family.get(variant))
+    return MARKERS[same.index(variant) % len(MARKERS)] if variant in same else "o"
+
+
+def family_legend(ax: Any, colors: dict[str, Any], family: dict[str, str], shown: list[str]) -> None:
+    """Colour key for the families present, when the sweeps recorded them."""
+    families = sorted({family[v] for v in shown if family.get(v)})
+    if not families:
+        return
+    handles = [Patch(color=colors[next(v for v in shown if family.get(v) == f)]) for f in families]
+    ax.legend(handles, families, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title="family")

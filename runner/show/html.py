@@ -55,8 +55,13 @@ VALIDITY = (
 )
 
 
-def page(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str = "peak_rss") -> str:
-    """The whole page as one string."""
+def page(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    metric: str = "peak_rss",
+    capacity: list[dict[str, Any]] | None = None,
+) -> str:
+    """The whole page as one string; with capacity results, their table and figures too."""
     found = groups(runs, sweeps)
     several = len(found) > 1
     names = sorted({v for g in found for v in g.runs["variant"]})
@@ -67,7 +72,9 @@ def page(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str = "peak_r
         f'<p class="lede">{_e(machines(sweeps))} · {_e(dates(runs, sweeps))}'
         + (f". {_e(note[:1].upper() + note[1:])}" if note else "")
         + "</p>",
-        '<nav><a href="#table">Table</a><a href="#figures">Figures</a><a href="#causes">Causes</a>'
+        '<nav><a href="#table">Table</a><a href="#figures">Figures</a>'
+        + ('<a href="#capacity">Capacity</a>' if capacity else "")
+        + '<a href="#causes">Causes</a>'
         '<a href="#machines">Machines and versions</a><a href="#method">Method</a></nav>',
         '<section id="table"><h2>Table</h2>',
         mdhtml.to_html(labelled.report(runs, "md", metric, sweeps)),
@@ -79,6 +86,8 @@ def page(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str = "peak_r
             parts.append(f'<h3 id="figures-{_e(file_word(g.label))}">{_e(g.label)}</h3>')
         parts += _figures(g, metric, g.label if several else None, names)
     parts.append("</section>")
+    if capacity:
+        parts += _capacity(capacity, runs, sweeps)
     parts += _causes(found, several)
     parts += _machines(found, several)
     parts += _method(found, metric, several)
@@ -91,6 +100,18 @@ def page(runs: pd.DataFrame, sweeps: list[dict[str, Any]], metric: str = "peak_r
         "inline SVG; no network, fonts or scripts are needed.</small></p></footer>\n"
         "</main>\n</body>\n</html>\n"
     )
+
+
+def _capacity(results: list[dict[str, Any]], runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> list[str]:
+    """How many tasks fit in each memory budget: the table, then one figure per budget."""
+    from runner.show.capacity import capacity_figures, capacity_markdown
+
+    parts = ['<section id="capacity"><h2>Capacity: tasks that fit in a memory budget</h2>']
+    parts.append(mdhtml.to_html(capacity_markdown(results)))
+    for stem, fig in capacity_figures(results, runs, sweeps):
+        parts.append(_figure(stem, fig, "peak_rss", None))
+    parts.append("</section>")
+    return parts
 
 
 def _e(text: Any) -> str:
@@ -127,6 +148,8 @@ def _figure_caption(stem: str, metric: str) -> str:
         return f"{metric_title(metric)} at N = {n_label(n)}, one bar per variant, smallest first."
     if stem.startswith("loglog-"):
         return f"{metric_title(metric)} against N, both axes logarithmic."
+    if stem.startswith("capacity-"):
+        return "Concurrent tasks that fit in the budget (log scale) against the naive prediction (tick)."
     return "Memory per task: (M(N) − M(1)) / N in KiB, per variant and N."
 
 

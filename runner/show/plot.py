@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,19 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT, summarize
-from runner.show.figure import FLAG_COLOR, MISSING, NOTE_COLOR, STYLE, fit_xlim, footnote, save, wrap
+from runner.show.figure import (
+    FLAG_COLOR,
+    MISSING,
+    NOTE_COLOR,
+    STYLE,
+    colors,
+    family_legend,
+    fit_xlim,
+    footnote,
+    marker_for,
+    save,
+    wrap,
+)
 from runner.show.text import (
     DAGGER,
     caption,
@@ -42,6 +54,7 @@ from runner.show.text import (
     sleep_note,
     unusual_sleep,
     usual_sleep,
+    variant_info,
 )
 from runner.units import KIB, MB
 
@@ -60,6 +73,7 @@ class _Context:
     sleep_note: str
     usual_sleep: float | None
     colors: dict[str, Any]
+    family: dict[str, str] = field(default_factory=dict)  # variant -> family ("" when unrecorded)
 
 
 def plot_results(
@@ -129,7 +143,8 @@ def _context(
             c[key] = num(c.get(key))
         c["n"] = int(c["n"])
     names = sorted(set(variants) | {c["variant"] for c in cells})
-    palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20").colors
+    info = variant_info(sweeps)
+    family = {v: info.get(v, {}).get("family", "") for v in names}
     return _Context(
         cells=cells,
         metric=metric,
@@ -138,7 +153,8 @@ def _context(
         caption=caption(runs, sweeps),
         sleep_note=sleep_note(summary),
         usual_sleep=usual_sleep(summary),
-        colors={v: palette[i % len(palette)] for i, v in enumerate(names)},
+        colors=colors(names, family),
+        family=family,
     )
 
 
@@ -178,6 +194,7 @@ def _bar_chart(ctx: _Context, n: int) -> Figure:
         ax.set_xticks([])
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
+    family_legend(ax, ctx.colors, ctx.family, [c["variant"] for c in drawn])
     tasks = "task" if n == 1 else "concurrent tasks"
     fig.suptitle(f"{ctx.prefix}{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
@@ -238,7 +255,10 @@ def _loglog_chart(ctx: _Context) -> Figure:
         lo = [(p["median"] - (p["min"] or p["median"])) / MB for p in pts]
         hi = [((p["max"] or p["median"]) - p["median"]) / MB for p in pts]
         color = ctx.colors[variant]
-        ax.errorbar(x, y, yerr=[lo, hi], fmt="-o", color=color, label=variant, capsize=3, markersize=5)
+        marker = marker_for(ctx.family, variant)
+        ax.errorbar(
+            x, y, yerr=[lo, hi], fmt=f"-{marker}", color=color, label=variant, capsize=3, markersize=5
+        )
         for p, yy in zip(pts, y, strict=True):
             if unusual_sleep(p, ctx.usual_sleep) is not None:
                 ax.annotate(DAGGER, (p["n"], yy), xytext=(5, 3), textcoords="offset points", color=color)

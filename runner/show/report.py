@@ -28,6 +28,7 @@ from runner.show.text import (
     sleep_note,
     unusual_sleep,
     usual_sleep,
+    variant_info,
 )
 from runner.units import KIB, MB, mb
 
@@ -119,7 +120,22 @@ def to_markdown(
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
     head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
-    return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n"
+    return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n" + idioms(variants, sweeps or [])
+
+
+def idioms(variants: list[str], sweeps: list[dict[str, Any]]) -> str:
+    """What each variant's program does, one line each, as the sweeps recorded it (nothing for
+    results written before they did)."""
+    info = variant_info(sweeps)
+    known = [v for v in variants if v in info]
+    if not known:
+        return ""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    rows = [f"| {v} | {cell(info[v].get('family', ''))} | {cell(info[v].get('idiom', ''))} |" for v in known]
+    return "\n" + "\n".join(["| variant | family | idiom |", "|---|---|---|", *rows]) + "\n"
 
 
 def render(

@@ -151,3 +151,14 @@ def file_word(label: str) -> str:
 def check_metric(metric: str) -> None:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+
+
+def variant_info(sweeps: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """variant -> {"family", "idiom"} as the sweeps recorded them (newest wins); empty for results
+    written before sweeps recorded them."""
+    out: dict[str, dict[str, str]] = {}
+    for meta in sorted(sweeps, key=lambda m: str(m.get("started_at", ""))):
+        for name, info in (meta.get("variant_info") or {}).items():
+            if isinstance(info, dict):
+                out[name] = {k: str(v) for k, v in info.items()}
+    return out

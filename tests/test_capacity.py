@@ -1,0 +1,125 @@
+"""runner.capacity: the search, and real searches on the fake task program of known per-task cost
+(it holds N KiB), under real capped cgroups, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+
+from runner.capacity import TOLERANCE, search
+from runner.measure import cgroups
+from tests.conftest import processes_with, require
+from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
+
+FAKE = str(FIXTURE_TASKS / "fake" / "fake.py")
+
+
+def _oracle(boundary: int):  # type: ignore[no-untyped-def]
+    tried: list[int] = []
+
+    def probe(n: int) -> bool:
+        tried.append(n)
+        return n <= boundary
+
+    return probe, tried
+
+
+@pytest.mark.parametrize("boundary", [1, 7, 999, 60_000, 2_345_678])
+@pytest.mark.parametrize("guess", [0.5, 0.97, 1.0, 1.04, 3.0])
+def test_search_brackets_then_bisects_to_within_two_percent(boundary, guess):
+    probe, tried = _oracle(boundary)
+    lo, hi = search(probe, max(1, int(boundary * guess)))
+    assert lo == max(n for n in tried if n <= boundary)
+    assert hi is not None and hi > boundary >= lo
+    assert hi - lo <= max(1, TOLERANCE * hi)
+    assert len(set(tried)) == len(tried), "no N is run twice"
+    if 0.95 <= guess <= 1.05 and boundary >= 1000:
+        assert len(tried) <= 6, tried  # a good prediction costs few runs
+
+
+def test_search_when_nothing_fits():
+    probe, tried = _oracle(0)
+    assert search(probe, 5000) == (0, 1)
+    assert tried[-1] == 1
+
+
+def _capacity(tmp_path, *args: str, **kw):  # type: ignore[no-untyped-def]
+    return run("capacity", "--out", str(tmp_path / "res"), *args, tmp_path=tmp_path, timeout=600, **kw)
+
+
+def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
+    """The fake holds N KiB on top of an interpreter: under a cap of B it fits (B - M(1)) / 1 KiB
+    tasks, with M(1) the cgroup peak of its own N=1 run under the same cap."""
+    require(cgroups.detect()[0] is not None, "a memory cgroup controller")
+    p = _capacity(tmp_path, "--memory", "64MiB", "--json")
+    assert p.returncode == 0, p.stderr
+    (result,) = [json.loads(line) for line in p.stdout.splitlines()]
+    assert set(result) == {"variant", "budget_bytes", "max_n", "first_failing_n", "stopped_by", "probes"}
+    assert result["budget_bytes"] == 64 << 20 and result["stopped_by"] == "out-of-memory"
+    probes = rows(tmp_path / "res")
+    assert all(r["kind"] == "capacity-probe" and r["memory_cap"] == 64 << 20 for r in probes)
+    assert len(probes) == result["probes"] <= 9
+    base = next(r for r in probes if r["n"] == 1)["cgroup_peak"]
+    expected = ((64 << 20) - base) / 1024
+    assert abs(result["max_n"] - expected) / expected < 0.03, (result, expected)
+    assert processes_with(FAKE) == [], "an OOM-killed probe leaves no process"
+    assert not [cg for cg, _, _ in cgroups.run_cgroups() if (cg.path / "cgroup.procs").exists() and cg.pids()]
+
+    # the boundary holds on a re-check: max N is valid again, 5 % more is not
+    out = tmp_path / "check"
+    for n, want in ((result["max_n"], "valid"), (int(result["max_n"] * 1.05), "failed")):
+        again = run(
+            "sweep",
+            "--n",
+            str(n),
+            "--sleep",
+            "2",
+            "--memory-cap",
+            "64MiB",
+            "--out",
+            str(out),
+            tmp_path=tmp_path,
+        )
+        assert again.returncode == 0, again.stderr
+        assert rows(out)[-1]["verdict"] == want, rows(out)[-1]["reason"]
+
+    shown = run("report", str(tmp_path / "res"), tmp_path=tmp_path)
+    assert f"**{result['max_n']:,}**" in shown.stdout and "fits in 64 MiB" in shown.stdout
+
+
+def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
+    require(cgroups.detect()[0] is not None, "a memory cgroup controller")
+    out = tmp_path / "res"
+    p = memrun("capacity", "--memory", "48MiB,96MiB", "--out", str(out), tmp_path=tmp_path)
+    deadline = time.monotonic() + 120
+    while len(rows(out)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "--resume" in err
+    kept = rows(out)
+    assert len(kept) >= 4 and processes_with(FAKE) == []
+    done = run(
+        "capacity", "--memory", "48MiB,96MiB", "--out", str(out), "--resume", tmp_path=tmp_path, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    after = rows(out)
+    assert after[: len(kept)] == kept
+    keys = [(r["memory_cap"], r["n"]) for r in after]
+    assert len(keys) == len(set(keys)), "a finished probe was run again"
+    results = [json.loads(line) for line in (out / "capacity.jsonl").read_text().splitlines()]
+    assert sorted(r["budget_bytes"] for r in results) == [48 << 20, 96 << 20]
+
+
+@pytest.mark.parametrize(
+    "budgets, words",
+    [("lots", "not a size"), ("64MiB,64MiB", "more than once"), ("1TiB", "more than this machine can spare")],
+)
+def test_bad_budgets_are_one_line(tmp_path, budgets, words):
+    p = _capacity(tmp_path, "--memory", budgets)
+    assert p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not (tmp_path / "res" / "runs.jsonl").exists()
