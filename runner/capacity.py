@@ -30,7 +30,7 @@ from runner.results import ResultsDir, RunRecord, cost
 from runner.signals import sigterm_raises
 
 TOLERANCE = 0.02  # the search ends when the first failing N is within 2 % above the last valid one
-FIRST_STEP = 1.1  # the first bracketing step from the prediction; each further step squares it
+FIRST_STEP = 1.05  # the first bracketing step from the prediction; each further step squares it
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 MIN_SLEEP = 2.0  # a probe's sleep: at least this, and twice the spawn time expected
 
@@ -63,9 +63,9 @@ class CapacityResult:
 def search(probe: Callable[[int], bool], start: int, ceiling: int = MAX_N) -> tuple[int, int | None]:
     """(largest valid N, smallest failing N) around a monotone boundary, starting at a guess.
 
-    Steps away from the guess by 10 %, then 21 %, 46 %, ... until the boundary is bracketed, then
+    Steps away from the guess by 5 %, then 10 %, 21 %, ... until the boundary is bracketed, then
     halves the bracket until the failing N is within TOLERANCE of the valid one. A prediction
-    within 10 % costs two probes to bracket and two or three to narrow.
+    within 5 % costs two probes to bracket and two to narrow.
     """
     lo, hi = 0, None  # lo: largest valid so far (0 = none); hi: smallest failing so far
     n, step = max(1, min(start, ceiling)), FIRST_STEP
