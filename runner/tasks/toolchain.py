@@ -22,6 +22,9 @@ from runner.tasks.manifest import Build, Tool, Variant, load_all
 from runner.tasks.template import names_in
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes some tools print even when piped (mvn)
+
+
 @dataclass
 class FoundTool:
     name: str
@@ -67,7 +70,7 @@ def find_tool(tool: Tool) -> FoundTool:
             except (OSError, subprocess.TimeoutExpired) as e:
                 seen.append(f"{path}: {e}")
                 continue
-            text = (proc.stdout + "\n" + proc.stderr).strip()
+            text = ANSI.sub("", proc.stdout + "\n" + proc.stderr).strip()
             m = re.search(tool.version_regex, text)
             if proc.returncode != 0 or not m:
                 seen.append(f"{path}: version not recognised")
