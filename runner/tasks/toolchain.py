@@ -21,7 +21,6 @@ from runner.paths import TASKS_DIR, locations
 from runner.tasks.manifest import Build, Tool, Variant, load_all
 from runner.tasks.template import names_in
 
-
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes some tools print even when piped (mvn)
 
 
