@@ -70,17 +70,16 @@ def line(records: Iterable[RunRecord], variant: str, below: int | None = None) -
         figure = _figure(r)
         if figure and (r.n not in points or figure[1] > points[r.n][1]):
             points[r.n] = figure
-    if not points:
+    # One point gives no slope: dividing M(N) by N would charge the whole baseline (the runtime
+    # itself, tens of MB) to each task, and from N=1 predict terabytes. Two points, one metric.
+    if len(points) < 2:
         return None
-    top = max(points)
+    top, low = max(points), min(points)
     metric, at_top = points[top]
-    low = min(points)
-    if low < top and points[low][0] == metric:
-        slope = max(0.0, (at_top - points[low][1]) / (top - low))
-        how = f"{slope / KIB:,.1f} KiB per task from N={low:,} to N={top:,}, {metric}"
-    else:
-        slope = at_top / top
-        how = f"{slope / KIB:,.1f} KiB per task at N={top:,}, {metric}"
+    if points[low][0] != metric:
+        return None
+    slope = max(0.0, (at_top - points[low][1]) / (top - low))
+    how = f"{slope / KIB:,.1f} KiB per task from N={low:,} to N={top:,}, {metric}"
     return Line(top, at_top, slope, how)
 
 
