@@ -44,7 +44,7 @@ CODES = {
 THREAD_FAILURE = re.compile(r"Resource temporarily unavailable|(?:thread|stack).*Cannot allocate memory")
 OUT_OF_MEMORY = re.compile(r"out of memory|Cannot allocate \d+ bytes", re.IGNORECASE)
 # stderr lines that are not the message: stack frames, backtrace headers, hints
-NOISE = re.compile(r"^\s|^note:|^stack backtrace:|^$")
+NOISE = re.compile(r"^\s|^note:|^stack backtrace:|^\[0x[0-9a-f]+\]|^$")  # [0x…]: a frame address
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,9 @@ def _thread_limit(run: _Run) -> Verdict | None:
 def _out_of_memory(run: _Run) -> Verdict | None:
     r = run.result
     peak = max(r.cgroup_peak or 0, r.peak_rss or 0)
-    bounds = [b for b in (int_value(run.limits, "mem_total"), int_value(run.limits, "mem_cgroup_max")) if b]
+    # the tightest bound the run had: its own cap, memrun's cgroup's limit, or the machine
+    caps = (r.memory_cap, int_value(run.limits, "mem_total"), int_value(run.limits, "mem_cgroup_max"))
+    bounds = [b for b in caps if b]
     near_limit = (r.signal == "SIGKILL" and bool(bounds) and peak >= 0.8 * min(bounds)) or bool(
         r.cgroup_oom_kills
     )

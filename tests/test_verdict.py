@@ -334,3 +334,14 @@ def test_a_new_runtimes_failure_is_diagnosed_from_its_manifest_alone(tmp_path):
     assert (row["verdict"], row["code"], row["exit_code"]) == ("failed", "frob-widget-limit", 3)
     assert row["reason"] == "frobnicator widget limit (frobnicator: widget pool exhausted at 7 widgets)"
     assert row["remedy"] == "run with --widgets 101"
+
+
+def test_message_line_skips_frame_addresses():
+    # crystal-task 1000000 1 under the default vm.max_map_count: exit 11, every line after the
+    # message a frame address ending in "[0x0] ???" (seen here).
+    tail = [
+        "Invalid memory access (signal 11) at address 0x40000",
+        "[0x55ab536916c6] ?? +94194 in x",
+        "[0x0] ???",
+    ]
+    assert verdict.message_line(tail) == "Invalid memory access (signal 11) at address 0x40000"
