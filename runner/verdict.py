@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from runner.diagnose import diagnose
 from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
@@ -322,6 +323,30 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
     return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
 
 
+def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
+    """The cause the timeline shows (runner.diagnose: a thread count stopped at a limit, or a
+    collapse of thread creation), added to the reason of a run without a figure. One generic
+    rule for every verdict: a stderr pattern names a limit only when the runtime reports one, and
+    a timeout or a late `ready` says nothing about why. Left out when the reason already names
+    the limit, or when the run has no timeline (stored rows are judged without one)."""
+    r = run.result
+    if judged.valid or not r.timeline:
+        return judged
+    found = diagnose(
+        r.timeline,
+        n=run.n,
+        sleep_s=run.sleep_s,
+        per_task=run.per_task,
+        limits=run.limits,
+        ready_s=r.ready_s,
+        user_s=r.user_s,
+        sys_s=r.sys_s,
+    )
+    if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
+        return judged
+    return replace(judged, reason=f"{judged.reason}; {found.text}")
+
+
 RULES: list[Callable[[_Run], Verdict | None]] = [
     _not_started,
     _interrupted,
@@ -357,7 +382,7 @@ def classify(
     for rule in RULES:
         verdict = rule(run)
         if verdict is not None:
-            return verdict
+            return _with_timeline(run, verdict)
     return Verdict(
         "valid", "ok", f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep", None
     )
