@@ -22,7 +22,7 @@ from typing import Literal
 
 from runner.limits.host import NEAR, Limits
 from runner.limits.predict import thread_capacities
-from runner.measure.result import Sample
+from runner.measure.result import RunResult, Sample
 
 MIN_RISE = 100  # threads above the program's own: fewer, and there is no thread story to tell
 COLLAPSE = 3.0  # the late creation rate at most 1/COLLAPSE of the early peak: a collapse
@@ -212,6 +212,27 @@ def diagnose(
             )
             return Diagnosis("plateau", text, level, when)
     return _slowdown(creating, points, start, end, user_s, sys_s)
+
+
+def diagnose_run(
+    result: RunResult,
+    timeline: Sequence[Sample],
+    n: int,
+    sleep_s: float | None,
+    per_task: dict,
+    limits: Limits,
+) -> Diagnosis | None:
+    """diagnose() for a measured run: its `ready` time and CPU totals come from the result."""
+    return diagnose(
+        timeline,
+        n=n,
+        sleep_s=sleep_s,
+        per_task=per_task,
+        limits=limits,
+        ready_s=result.ready_s,
+        user_s=result.user_s,
+        sys_s=result.sys_s,
+    )
 
 
 def _slowdown(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from runner.diagnose import diagnose
+from runner.diagnose import diagnose_run
 from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
@@ -324,23 +324,12 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
 
 
 def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
-    """The cause the timeline shows (runner.diagnose: a thread count stopped at a limit, or a
-    collapse of thread creation), added to the reason of a run without a figure. One generic
-    rule for every verdict: a stderr pattern names a limit only when the runtime reports one, and
-    a timeout or a late `ready` says nothing about why. Left out when the reason already names
-    the limit, or when the run has no timeline (stored rows are judged without one)."""
+    """The cause the timeline shows (runner.diagnose), added to the reason of a run without a
+    figure: a timeout or a late `ready` says nothing about why. Not repeated when the reason
+    already names the limit; stored rows have no timeline and are left as they are."""
     r = run.result
-    if judged.valid or not r.timeline:
-        return judged
-    found = diagnose(
-        r.timeline,
-        n=run.n,
-        sleep_s=run.sleep_s,
-        per_task=run.per_task,
-        limits=run.limits,
-        ready_s=r.ready_s,
-        user_s=r.user_s,
-        sys_s=r.sys_s,
+    found = (
+        None if judged.valid else diagnose_run(r, r.timeline, run.n, run.sleep_s, run.per_task, run.limits)
     )
     if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
         return judged

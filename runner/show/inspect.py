@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.diagnose import Diagnosis, creation_start, diagnose, live, rounded
+from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.measure.result import Sample
@@ -79,16 +79,7 @@ def make_case(
     case = Case(directory, record, timeline, limits, source, per_task, (sweep or {}).get("cpus"))
     r = record.result
     if r is not None and timeline:
-        case.diagnosis = diagnose(
-            timeline,
-            n=record.n,
-            sleep_s=record.sleep_s,
-            per_task=per_task,
-            limits=limits,
-            ready_s=r.ready_s,
-            user_s=r.user_s,
-            sys_s=r.sys_s,
-        )
+        case.diagnosis = diagnose_run(r, timeline, record.n, record.sleep_s, per_task, limits)
     if record.verdict != "valid":
         case.need = thread_need(records, record.variant, per_task, record.n, limits)
     return case
@@ -190,7 +181,7 @@ def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
     bad = {key: runs for key, runs in cells.items() if any(r.verdict != "valid" for r in runs)}
     if not bad:
         return []
-    lines = [f"{len(bad)} cell(s) without a figure for every run:"]
+    lines = [f"{len(bad)} cell(s) with runs that gave no figure:"]
     for (variant, n), runs in sorted(bad.items()):
         failed = [r for r in runs if r.verdict != "valid"]
         last = failed[-1]
