@@ -1,5 +1,6 @@
-"""runner.diagnose on synthetic timelines: a plateau at a limit, a plateau below every limit, a
-collapse of thread creation, and the shapes that must not be mistaken for either."""
+"""runner.diagnose on synthetic timelines (a plateau at a limit, a plateau below every limit, a
+collapse of thread creation, and the shapes that must not be mistaken for either), then on real
+runs of a probe that stops creating threads and of one whose creation slows down."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from dataclasses import replace
 
 from runner import verdict
 from runner.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
-from runner.measure import Sample
+from runner.measure import Sample, measure
+from tests.conftest import probe
 from tests.limits.here import HERE, JAVA, RUST
 from tests.test_verdict import JAVA_FAILURES, failed
 
@@ -140,3 +142,30 @@ def test_verdict_does_not_repeat_a_limit_it_already_names():
         v.reason.count("vm.max_map_count") == 2
     )  # "thread limit: vm.max_map_count (... vm.max_map_count 65,530 / 4"
     assert "thread count stopped" not in v.reason
+
+
+# ---------------------------------------------------------------- through real measure() runs
+
+
+def test_real_program_that_stops_creating_threads_is_a_plateau():
+    r = measure(probe("threads.py", "plateau", 300), timeout=3)
+    assert r.timed_out and max(s.threads for s in r.timeline) == 301
+    d = diagnose(r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits=HERE, ready_s=r.ready_s)
+    assert d is not None and d.kind == "plateau" and d.threads == 301, d
+    assert "stopped at 301 threads" in d.text
+    # the same run on a machine whose pid_max leaves room for 330 threads: that limit is named
+    d = diagnose(
+        r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits={"pid_max": 340, "threads_now": 10}
+    )
+    assert d is not None and (d.kind, d.limit) == ("limit", "pid_max"), d
+    assert "kernel.pid_max 340 minus 10" in d.text
+
+
+def test_real_program_whose_creation_slows_down_is_a_slowdown():
+    r = measure(probe("threads.py", "slowdown", 2e-5), timeout=4)
+    assert r.timed_out and max(s.threads for s in r.timeline) > 300
+    d = diagnose(r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits=HERE, ready_s=r.ready_s)
+    assert d is not None and d.kind == "slowdown", d
+    assert d.peak_rate is not None and d.late_rate is not None and d.peak_rate >= 3 * d.late_rate
+    assert d.kernel_share is not None  # from the sampled CPU times, not the run's totals
+    assert "% of CPU in the kernel" in d.text and "(whole run)" not in d.text

@@ -53,13 +53,19 @@ def limits_command(
 
 
 def _stored(results_dir: str | None) -> tuple[list, str | None]:
-    """The run records that give measured per-task costs: --results DIR, else plots/data when it
-    is there (the reference results), else none (the manifest's per-thread floor is used)."""
+    """The run records that give measured per-task costs: --results DIR, else plots/data (here,
+    or in the checkout: the reference results), else none (the per-thread floor is used)."""
     from runner.results import ResultsError, load_records
 
-    path = Path(results_dir) if results_dir else Path("plots/data")
-    if results_dir is None and not (path / "runs.jsonl").exists():
-        return [], None
+    from runner.paths import ROOT
+
+    if results_dir:
+        path = Path(results_dir)
+    else:
+        found = [p for p in (Path("plots/data"), ROOT / "plots" / "data") if (p / "runs.jsonl").exists()]
+        if not found:
+            return [], None
+        path = found[0]
     try:
         return [record for _, record in load_records([path])], str(path)
     except ResultsError as e:
