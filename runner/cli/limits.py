@@ -55,9 +55,8 @@ def limits_command(
 def _stored(results_dir: str | None) -> tuple[list, str | None]:
     """The run records that give measured per-task costs: --results DIR, else plots/data (here,
     or in the checkout: the reference results), else none (the per-thread floor is used)."""
-    from runner.results import ResultsError, load_records
-
     from runner.paths import ROOT
+    from runner.results import ResultsError, load_records
 
     if results_dir:
         path = Path(results_dir)
