@@ -21,7 +21,7 @@ from runner.measure.result import Sample
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.timeline import end_label
-from runner.units import mb
+from runner.units import mb, size
 
 
 @dataclass
@@ -163,9 +163,9 @@ def story(case: Case) -> str:
         lines.append(f"  remedy    {record.remedy}")
     if case.need and case.need not in (record.remedy or ""):
         lines.append(f"  it would take: {case.need}")
-    total_mem = int_value(case.limits, "mem_total")
     if case.limits_source != "its sweep":
-        lines.append(f"  limits    read now (its sweep recorded none); machine memory {total_mem or '?'}")
+        memory = size(int_value(case.limits, "mem_total"))
+        lines.append(f"  limits    read now (its sweep recorded none); this machine's memory {memory}")
     if case.figures:
         lines.append("  figure    " + ", ".join(str(p) for p in case.figures))
     return "\n".join(lines)
