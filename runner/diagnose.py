@@ -197,10 +197,11 @@ def diagnose(
     per_task = per_task or {"threads": 1}
     if ready_s is None:
         at = _near_limit(peak, per_task, limits)
-        stop = _stopped(creating, min(points[-1].t, clean_end), peak)
+        until = min(points[-1].t, clean_end)  # past it, ending tasks would hide a plateau
+        stop = _stopped(creating, until, peak)
         if at is not None:
             key, capacity, how = at
-            held = f", held {points[-1].t - stop[0]:.1f} s" if stop else ""
+            held = f", held {until - stop[0]:.1f} s" if stop else ""
             text = f"thread count stopped at {peak:,}, at {how} = {capacity:,} threads{held}"
             when = stop[0] if stop else max(creating, key=lambda p: p.threads).t
             return Diagnosis("limit", text, peak, when, key, capacity)
@@ -208,7 +209,7 @@ def diagnose(
             when, level = stop
             text = (
                 f"thread creation stopped at {level:,} threads {when:.1f} s in, "
-                f"nothing new for {min(points[-1].t, clean_end) - when:.1f} s, below every limit read here"
+                f"nothing new for {until - when:.1f} s, below every limit read here"
             )
             return Diagnosis("plateau", text, level, when)
     return _slowdown(creating, points, start, end, user_s, sys_s)
