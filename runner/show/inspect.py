@@ -124,10 +124,14 @@ def _turnover(case: Case) -> str | None:
     if r.ready_s <= case.record.sleep_s:
         return None
     top = max(p.threads for p in points)
+    alive = (
+        f"at most {top:,} threads were alive at once"
+        if need(case.per_task, "threads")
+        else "the N tasks were never all alive at once"
+    )
     return (
         f"{case.record.n:,} tasks started in {r.ready_s:.1f} s ({rounded(case.record.n / r.ready_s)}/s on "
-        f"average); the earliest ended after {case.record.sleep_s:g} s, so at most {top:,} threads "
-        "were alive at once"
+        f"average); the earliest ended after {case.record.sleep_s:g} s, so {alive}"
     )
 
 
