@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from runner.diagnose import Diagnosis, cpu_rates, creation_start, live, net_rates
+from runner.diagnose import MIN_RISE, Diagnosis, cpu_rates, creation_start, live, net_rates
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need, thread_capacities
 from runner.measure.result import Sample
@@ -132,6 +132,8 @@ def _threads_panel(
     lines = [
         (cap, how) for cap, how in thread_capacities(per_task or {"threads": 1}, limits).values() if cap > 0
     ]
+    if not _thread_run(points, per_task):
+        lines = []  # its tasks are not threads: no thread limit is what stopped it
     if wanted:
         lines.append((wanted, f"N × {need(per_task, 'threads')} thread(s) per task"))
     previous = None
@@ -150,16 +152,26 @@ def _threads_panel(
     ax.set_title("threads and processes", loc="left")
 
 
-def _creation_panel(ax: Any, record: RunRecord, points: Sequence[Sample], window: float) -> None:
+def _thread_run(points: Sequence[Sample], per_task: dict) -> bool:
+    """Whether the run's tasks are OS threads: its manifest says so, or its thread count rose."""
+    return bool(need(per_task, "threads")) or max(p.threads for p in points) - points[0].threads >= MIN_RISE
+
+
+def _creation_panel(
+    ax: Any, record: RunRecord, points: Sequence[Sample], window: float, per_task: dict
+) -> None:
     rates = net_rates(points, window)
     if rates:
         ax.plot([x for x, _ in rates], [y for _, y in rates], color=THREADS, drawstyle="steps-mid")
     ax.axhline(0, color=NOTE_COLOR, linewidth=0.6)
+    _thousands(ax)
+    ax.set_ylabel("threads / s")
+    if not _thread_run(points, per_task):
+        ax.set_title("threads started minus ended, per second (this run's tasks are not threads)", loc="left")
+        return
     if record.sleep_s:
         clean = creation_start(points) + record.sleep_s
         ax.axvspan(points[0].t, min(clean, points[-1].t), color=THREADS, alpha=0.07, linewidth=0)
-    ax.set_ylabel("threads / s")
-    _thousands(ax)
     ax.set_title(
         "threads started minus ended, per second (shaded: no task has ended yet, so this is the "
         "creation rate)",
@@ -255,7 +267,7 @@ def timeline_figure(
     window = max(2 * (record.result.interval_s if record.result else 0.05), span / 80)
     _memory_panel(axes[0], record, points, limits, notes)
     _threads_panel(axes[1], record, points, per_task, limits, notes)
-    _creation_panel(axes[2], record, points, window)
+    _creation_panel(axes[2], record, points, window, per_task)
     _cpu_panel(axes[3], record, points, window, cpus)
     marks = moments(record, timeline)
     right = max([span, *[m.t for m in marks if m.color == END]]) * 1.02
