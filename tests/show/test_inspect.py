@@ -127,3 +127,44 @@ def test_sweep_summary_lists_each_cell_without_a_figure_and_how_to_see_it():
 def test_reference_results_still_load_whole():
     assert len(load_records([REFERENCE])) == 123
     assert len(load_timelines(REFERENCE)) == 123
+
+
+def test_default_inspects_the_latest_sweeps_failures_with_the_cpu_split(tmp_path):
+    # a crafted results directory: a thread program whose creation collapsed, CPU in the kernel
+    from tests.test_diagnose import timeline
+
+    d = ResultsDir(tmp_path / "res")
+    d.check_writable()  # makes the directory
+    tl = timeline(lambda t: 20 + (3000 * t if t <= 5 else 15_000 + 150 * (t - 5)), 12.0, 0.1, 0.3, 1.7)
+    run = failed(
+        exit_code=None, signal="SIGKILL", timed_out=True, wall_s=12.0, threads_max=16_000, timeline=tl
+    )
+    d.add_sweep(
+        {"sweep_id": "s1", "event": "start", "cpus": 2, "limits": {"pid_max": 32768, "threads_now": 80}}
+    )
+    bad = RunRecord(
+        variant="java-threads",
+        n=1_000_000,
+        verdict="failed",
+        code="timeout",
+        sweep_id="s1",
+        run_id="bad",
+        sleep_s=60,
+        reason="timeout after 12 s",
+        result=run,
+    )
+    good = RunRecord(
+        variant="go", n=1, verdict="valid", code="ok", sweep_id="s1", run_id="good", result=result()
+    )
+    d.add_run(bad, [s.row() for s in tl])
+    d.add_run(good, [])
+    out = tmp_path / "figs"
+    r = CliRunner().invoke(main, ["inspect", str(d.path), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("java-threads N=1,000,000: failed (timeout), run bad")
+    assert (
+        "thread creation fell from 3,000/s to 150/s past 15k threads; 85 % of CPU in the kernel" in r.output
+    )
+    assert "end: timeout (killed)" in r.output and "good" not in r.output
+    svg = (out / "java-threads-n1000000-bad.svg").read_text()
+    assert "system (kernel)" in svg and "creation fell" in svg and "timeout (killed)" in svg
