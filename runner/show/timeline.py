@@ -192,7 +192,8 @@ def _cpu_panel(ax: Any, record: RunRecord, points: Sequence[Sample], window: flo
             labels=["system (kernel)", "user"],
             step="mid",
         )
-        ax.legend(loc="lower center", fontsize=7.5, frameon=False, ncols=2)
+        # above the panel, at the right: inside, it would sit on the areas it names
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=7.5, frameon=False, ncols=2)
     elif r is not None and r.user_s is not None and r.sys_s is not None:
         share = r.sys_s / (r.user_s + r.sys_s) if r.user_s + r.sys_s else 0
         ax.text(
