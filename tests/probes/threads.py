@@ -5,7 +5,7 @@ Usage:
                              a plateau at COUNT + 1 threads, as if a limit had stopped it
   threads.py slowdown STEP   start sleeping threads without end, waiting STEP * i seconds before
                              the i-th: creation slows down the longer it runs (no `ready`)
-  threads.py spin SECONDS    burn CPU in user code for SECONDS, print `ready 1`, exit
+  threads.py spin SECONDS    burn CPU in user code for SECONDS, print `ready 1`, exit 0.5 s later
 Every thread sleeps an hour; the caller's timeout ends the program.
 """
 
@@ -35,8 +35,10 @@ elif mode == "slowdown":
         time.sleep(value * i)
 elif mode == "spin":
     end = time.process_time() + value
-    while time.process_time() < end:
-        pass
+    while time.process_time() < end:  # the clock is a system call: read it rarely
+        for _ in range(100_000):
+            pass
     print("ready 1", flush=True)
+    time.sleep(0.5)  # so that the last samples see all of that CPU time
 else:
     sys.exit(f"unknown mode {mode}")
