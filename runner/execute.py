@@ -60,8 +60,8 @@ class Execution:
         )
 
     def timeline(self) -> list[list[float | int | None]]:
-        """The samples as stored in timelines.jsonl: [t, rss, threads, procs, cgroup]."""
-        return [[s.t, s.rss, s.threads, s.procs, s.cgroup] for s in self.result.timeline]
+        """The samples as stored in timelines.jsonl: [t, rss, threads, procs, cgroup, user_s, sys_s]."""
+        return [s.row() for s in self.result.timeline]
 
 
 def execute(

@@ -24,6 +24,7 @@ from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
+from runner.results.needs import thread_need
 from runner.signals import sigterm_raises
 
 
@@ -227,7 +228,7 @@ def _run_cell(
             interval=opts.interval,
             on_sample=lambda s: p.on_sample(cell, s),
         )
-        record = ex.record(attempt=attempt, **identity)
+        record = _with_need(ex.record(attempt=attempt, **identity), cell, [*known, *records])
         # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
         # pid_max waits for threads to end before starting more, so no sleep would make it valid.
         ready_s = ex.result.ready_s
@@ -251,6 +252,17 @@ def _run_cell(
         )
         sleep = longer
     return records
+
+
+def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord]) -> RunRecord:
+    """A thread cell without a figure says what N would take in memory (runner.results.needs),
+    after the limits it names: raising them is no use when the machine cannot hold N threads."""
+    if record.verdict == "valid":
+        return record
+    takes = thread_need(known, cell.variant.name, cell.variant.per_task, cell.n, read_limits())
+    if takes is None:
+        return record
+    return record.replace(remedy=f"{record.remedy}; {takes}" if record.remedy else takes)
 
 
 def prepare(opts: SweepOptions, log: Callable[[str], None]) -> None:

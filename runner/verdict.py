@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from runner.diagnose import diagnose_run
 from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
@@ -324,6 +325,19 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
     return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
 
 
+def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
+    """The cause the timeline shows (runner.diagnose), added to the reason of a run without a
+    figure: a timeout or a late `ready` says nothing about why. Not repeated when the reason
+    already names the limit; stored rows have no timeline and are left as they are."""
+    r = run.result
+    found = (
+        None if judged.valid else diagnose_run(r, r.timeline, run.n, run.sleep_s, run.per_task, run.limits)
+    )
+    if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
+        return judged
+    return replace(judged, reason=f"{judged.reason}; {found.text}")
+
+
 RULES: list[Callable[[_Run], Verdict | None]] = [
     _not_started,
     _interrupted,
@@ -359,7 +373,7 @@ def classify(
     for rule in RULES:
         verdict = rule(run)
         if verdict is not None:
-            return verdict
+            return _with_timeline(run, verdict)
     return Verdict(
         "valid", "ok", f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep", None
     )

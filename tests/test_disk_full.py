@@ -58,16 +58,17 @@ def _grow(disk: Path) -> None:
 # Two ways the disk fills, and two ways space comes back. Here, the first fills timelines.jsonl
 # (a 0.5 s sleep: the sweep's start record, 1 page of rows, timelines outgrow their 2 pages on the
 # third run); the second fills runs.jsonl while a timeline was already in, which is taken back out
-# (the disk grown to 64 KiB with 32 KiB of it a file the user deletes; 1 s sleeps). The test holds
-# whichever file the disk fills on.
+# (the disk grown to 96 KiB with 48 KiB of it a file the user deletes; 1 s sleeps: the whole sweep
+# takes ~80 KiB, its timelines points carrying CPU time). The test holds whichever file the disk
+# fills on.
 @pytest.mark.parametrize(
     "sleep, filler_kib",
-    [pytest.param("0.5", 0, id="remount-bigger"), pytest.param("1", 32, id="delete-a-file")],
+    [pytest.param("0.5", 0, id="remount-bigger"), pytest.param("1", 48, id="delete-a-file")],
 )
 def test_disk_full_mid_sweep_stops_in_one_line_and_resume_finishes(tmp_path, small_disk, sleep, filler_kib):
     filler = small_disk / "filler"
     if filler_kib:
-        subprocess.run(["mount", "-o", "remount,size=64k", str(small_disk)], check=True)
+        subprocess.run(["mount", "-o", "remount,size=96k", str(small_disk)], check=True)
         filler.write_bytes(b"\0" * filler_kib * 1024)
     out = small_disk / "res"
     args = ("sweep", *ARGS, "--sleep", sleep, "--out", str(out))

@@ -95,6 +95,14 @@ def test_failed_run_is_a_row_not_a_figure(tmp_path):
     assert p.returncode == 0, p.stderr
     (row,) = rows(out)
     assert row["verdict"] == "failed" and "exit 3" in row["reason"]
+    # the sweep ends with the cell, its cause and how to see it; that command tells the story
+    assert "1 cell(s) with runs that gave no figure:" in p.stdout
+    assert "  fake N=1: 1 of 1 run(s) failed, exit 3" in p.stdout
+    assert f"    memrun inspect {out} -r fake --n 1" in p.stdout
+    p = run("inspect", str(out), "-r", "fake", "--n", "1", "--out", str(tmp_path / "figs"), tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"fake N=1: failed (exit), run {row['run_id']}") and "end: exit 3" in p.stdout
+    assert sorted(f.suffix for f in (tmp_path / "figs").iterdir()) == [".png", ".svg"]
 
 
 def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):

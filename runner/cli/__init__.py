@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from runner.cli import capacity, limits, measuring, showing, toolchains  # noqa: F401  (registers)
+from runner.cli import capacity, inspecting, limits, measuring, showing, toolchains  # noqa: F401  (registers)
 from runner.cli.app import main
 
 __all__ = ["main", "run"]

@@ -43,7 +43,8 @@ def main() -> None:
     """memrun: how much memory does it cost to keep N concurrent tasks alive in runtime X?
 
     Start with `memrun doctor` (what is installed), then `memrun sweep` (measure),
-    `memrun report` / `memrun plot` (show stored results), `memrun limits` (why threads fail).
+    `memrun report` / `memrun plot` (show stored results), `memrun limits` (why threads fail),
+    `memrun inspect` (how a run went, from its timeline).
     """
     recover()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import click
 
@@ -17,13 +18,24 @@ from runner.inputs import parse_n
     is_flag=True,
     help="(root) Put back kernel limits that a memrun killed mid-sweep left raised (from its journal).",
 )
+@click.option(
+    "--results",
+    "results_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Stored results whose per-task cost predicts the memory N threads need "
+    "[default: plots/data when present, else the kernel-memory floor per thread].",
+)
 @click.argument("variants", nargs=-1)
-def limits_command(n_text: str | None, restore: bool, variants: tuple[str, ...]) -> None:
+def limits_command(
+    n_text: str | None, restore: bool, results_dir: str | None, variants: tuple[str, ...]
+) -> None:
     """Show the limits that bound threads and processes here, and which variants hit them.
 
     pid_max, threads-max, vm.max_map_count, RLIMIT_NPROC, RLIMIT_STACK, cgroup pids.max, memory
     and overcommit. With --n, each variant that needs an OS thread per task is checked against
-    them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`).
+    them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`), and
+    with the memory N such threads need (measured per-task cost from --results, kernel included).
     """
     from runner.show.limits import limits_report
 
@@ -36,7 +48,27 @@ def limits_command(n_text: str | None, restore: bool, variants: tuple[str, ...])
             n = parse_n(n_text)
         except ValueError as e:
             raise InputError(f"--n: {e}") from None
-    click.echo(limits_report(n, select_variants(variants)))
+    records, source = _stored(results_dir) if n is not None else ([], None)
+    click.echo(limits_report(n, select_variants(variants), records, source))
+
+
+def _stored(results_dir: str | None) -> tuple[list, str | None]:
+    """The run records that give measured per-task costs: --results DIR, else plots/data (here,
+    or in the checkout: the reference results), else none (the per-thread floor is used)."""
+    from runner.paths import ROOT
+    from runner.results import ResultsError, load_records
+
+    if results_dir:
+        path = Path(results_dir)
+    else:
+        found = [p for p in (Path("plots/data"), ROOT / "plots" / "data") if (p / "runs.jsonl").exists()]
+        if not found:
+            return [], None
+        path = found[0]
+    try:
+        return [record for _, record in load_records([path])], str(path)
+    except ResultsError as e:
+        raise InputError(f"--results: {e}") from None
 
 
 def _restore_limits() -> None:

@@ -217,6 +217,21 @@ def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
         f"(programs' own wall time {end['programs_wall_s']:.0f} s, ratio {ratio:.3f}); "
         f"results in {out.path}; next: memrun report {out.path}  /  memrun plot {out.path}"
     )
+    for line in _failures(out, end["sweep_id"]):
+        click.echo(line)
+
+
+def _failures(out: ResultsDir, sweep_id: str) -> list[str]:
+    """The end-of-sweep summary: each cell of this sweep without a figure, its cause, and the
+    `memrun inspect` command that tells its story (runner.show.inspect.sweep_summary)."""
+    from runner.results import RunRecord
+    from runner.show.inspect import sweep_summary
+
+    try:
+        rows = [RunRecord.from_json(row) for row in out.existing_rows() if row.get("sweep_id") == sweep_id]
+    except (KeyError, TypeError, ResultsError):
+        return []
+    return sweep_summary(rows, out.path)
 
 
 def _write_failed(e: ResultsWriteError, out: ResultsDir) -> str:

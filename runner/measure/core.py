@@ -179,6 +179,7 @@ def measure(
         nonlocal sampled_peak, pte_peak, threads_max, procs_max, cg_best, cg_breakdown
         pids = cg.pids() if cg else [report.pid, *procfs.descendants(report.pid)]
         rss = threads = pte = procs = 0
+        user = system = 0.0
         for pid in pids:
             st = procfs.read_status(pid)
             if st is None:
@@ -188,6 +189,9 @@ def measure(
             threads += st.threads
             pte += st.pte
             hwm[pid] = max(hwm.get(pid, 0), st.hwm)
+            cpu = procfs.read_cpu(pid)
+            if cpu is not None:
+                user, system = user + cpu[0], system + cpu[1]
         usage = cg.usage() if cg else None
         if usage is not None and usage > cg_best:
             cg_best = usage
@@ -197,7 +201,8 @@ def measure(
             pte_peak = max(pte_peak or 0, pte)
         threads_max = max(threads_max, threads)
         procs_max = max(procs_max, procs)
-        point = Sample(round(time.monotonic() - t0, 4), rss, threads, procs, usage)
+        cpu_s = (round(user, 2), round(system, 2)) if procs else (None, None)
+        point = Sample(round(time.monotonic() - t0, 4), rss, threads, procs, usage, *cpu_s)
         timeline.append(point)
         if on_sample:
             on_sample(point)

@@ -2,11 +2,13 @@
 
 VmHWM is the kernel's own exact RSS high-water mark for a live process; sampling VmRSS can miss a
 short peak, VmHWM cannot. Threads gives thread counts for the timeline (how far a thread-spawning
-program got before a limit stopped it).
+program got before a limit stopped it); /proc/PID/stat gives CPU time, so a timeline shows where a
+stalled run spent its time (user code or the kernel).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import psutil
@@ -55,3 +57,24 @@ def descendants(pid: int) -> list[int]:
         return [p.pid for p in psutil.Process(pid).children(recursive=True)]
     except psutil.Error:
         return []
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def read_cpu(pid: int) -> tuple[float, float] | None:
+    """(user, system) CPU seconds of a process: all its threads, live and ended, plus the children
+    it has reaped (cutime, cstime), so a tree's sum does not drop when a child exits. None when
+    the process is gone. Resolution is one clock tick (10 ms), fine over a timeline's windows."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    # Fields after the command name, which may itself hold spaces and parentheses.
+    rest = text[text.rfind(")") + 2 :].split()
+    try:
+        utime, stime, cutime, cstime = (int(x) for x in rest[11:15])
+    except ValueError:
+        return None
+    return (utime + cutime) / _TICK, (stime + cstime) / _TICK

@@ -22,6 +22,19 @@ class Sample:
     threads: int  # summed thread count of the tree
     procs: int  # processes in the tree
     cgroup: int | None  # cgroup usage at that moment
+    # CPU seconds the tree has used so far (/proc/PID/stat, reaped children included), so that a
+    # stalled run shows where its time went; None in timelines stored before they were sampled.
+    user_s: float | None = None
+    sys_s: float | None = None
+
+    def row(self) -> list[float | int | None]:
+        """The point as stored in timelines.jsonl: [t, rss, threads, procs, cgroup, user_s, sys_s]."""
+        return [self.t, self.rss, self.threads, self.procs, self.cgroup, self.user_s, self.sys_s]
+
+    @classmethod
+    def from_row(cls, row: list | tuple) -> Sample:
+        """A stored point back: 5 fields (before CPU time was sampled) or 7."""
+        return cls(*row[:7])
 
 
 @dataclass

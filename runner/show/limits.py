@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from runner.limits import Limits, max_n, predict, read_limits
+from runner.results.needs import thread_need
+from runner.results.record import RunRecord
 from runner.tasks import Variant
 from runner.units import count, size
 
@@ -42,18 +44,27 @@ def _table(limits: Limits) -> list[str]:
     ]
 
 
-def _variant_lines(n: int | None, name: str, per_task: dict, limits: Limits) -> list[str]:
+def _variant_lines(
+    n: int | None, name: str, per_task: dict, limits: Limits, records: Sequence[RunRecord] = ()
+) -> list[str]:
     cap = max_n(per_task, limits)
     limit_text = f"up to N ~ {cap[0]:,} here, then {cap[1].limit}" if cap else "no limit here caps it"
     lines = [f"  {name} ({_per_task_text(per_task)}): {limit_text}"]
     if n is not None:
         hits = predict(n, per_task, limits)
         lines += [f"    {hit.describe()}" for hit in hits] or [f"    fits N = {n:,}"]
+        takes = thread_need(records, name, per_task, n, limits)
+        if takes:
+            lines.append(f"    memory: {takes}")
     return lines
 
 
-def limits_report(n: int | None, variants: Iterable[Variant]) -> str:
-    """Text for `memrun limits [--n N]`: the limits in force, and which variant hits which at N."""
+def limits_report(
+    n: int | None, variants: Iterable[Variant], records: Sequence[RunRecord] = (), source: str | None = None
+) -> str:
+    """Text for `memrun limits [--n N]`: the limits in force, which variant hits which at N, and
+    what N threads of each thread variant need in memory (from `records`, stored runs read from
+    `source`, else the kernel-memory floor per thread)."""
     limits = read_limits()
     lines = _table(limits)
     variants = list(variants)
@@ -61,10 +72,17 @@ def limits_report(n: int | None, variants: Iterable[Variant]) -> str:
     title = f"At N = {n:,}:" if n is not None else "Per variant (give --n N to check one N):"
     lines += ["", title]
     for v in threaded:
-        lines += _variant_lines(n, v.name, v.per_task, limits)
+        lines += _variant_lines(n, v.name, v.per_task, limits, records)
     others = [v.name for v in variants if not v.per_task]
     if others:
         lines.append(f"  no OS thread or mapping per task (none of the above applies): {', '.join(others)}")
+    if n is not None and threaded:
+        lines += [
+            "",
+            f"Memory from the runs stored in {source} (cgroup peak: kernel memory included)"
+            if source
+            else "Memory from the kernel-memory floor per OS thread (give --results DIR for measured costs)",
+        ]
     if n is not None and any(predict(n, v.per_task, limits) for v in threaded):
         lines += ["", "`memrun sweep --raise-limits` (as root) raises these, and restores them after."]
     return "\n".join(lines)

@@ -1,0 +1,111 @@
+"""`memrun inspect`: each chosen run's story and figure, from stored results (never runs a task)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import click
+
+from runner.cli.app import InputError, err, main
+from runner.inputs import parse_n
+
+
+@main.command(short_help="Tell how chosen runs went, from their timelines: text and a figure each.")
+@click.argument("results", required=False, default="results", type=click.Path())
+@click.option("-r", "--variant", "variants", multiple=True, help="Only this variant (repeatable).")
+@click.option("--n", "n_text", default=None, help="Only this N (e.g. 1e5).")
+@click.option("--run", "run_id", default=None, help="Exactly this run (its run_id in runs.jsonl).")
+@click.option(
+    "--out",
+    "out_dir",
+    default="inspect",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Directory for the figures (PNG and SVG, one per run).",
+)
+def inspect(
+    results: str, variants: tuple[str, ...], n_text: str | None, run_id: str | None, out_dir: str
+) -> None:
+    """Tell how runs went, from their stored timelines: a short text and a figure per run.
+
+    Default: every run without a figure in the latest sweep of RESULTS (default results/). With
+    -r/--n: the latest sweep's runs of those cells (its failed ones, or all when all are valid).
+    The text gives, in time order, when threads began, where their creation slowed or stopped
+    and at which limit, `ready` (or its absence), the sleep's end and how the run ended (exit,
+    signal, OOM kill, timeout), with CPU time, the cause, the remedy and what N would take in
+    memory. The figure draws memory, threads, the creation rate and CPU against time, with the
+    limits that matter as lines.
+    """
+    from runner import tasks
+    from runner.limits import read_limits
+    from runner.results import ResultsError, TornRecordWarning, load_records, load_sweeps
+    from runner.results.timelines import load_timelines
+    from runner.show.inspect import choose, make_case, story
+    from runner.show.timeline import save_timeline_figure
+
+    try:
+        n = parse_n(n_text) if n_text is not None else None
+    except ValueError as e:
+        raise InputError(f"--n: {e}") from None
+    path = Path(results)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TornRecordWarning)
+        try:
+            loaded = load_records([path])
+            sweeps = {str(s.get("sweep_id")): s for s in load_sweeps([path])}
+        except ResultsError as e:
+            raise InputError(str(e)) from None
+    for w in caught:
+        err(f"warning: {w.message}")
+    chosen = choose(loaded, variants, n, run_id)
+    if not chosen:
+        what = (
+            f"run {run_id}"
+            if run_id
+            else "runs matching "
+            + " ".join([*(f"-r {v}" for v in variants), *([f"--n {n}"] if n is not None else [])])
+        )
+        if not run_id and not variants and n is None:
+            click.echo(f"every run of the latest sweep in {path} is valid: nothing to inspect")
+            return
+        raise InputError(f"no {what} in {path}")
+    known = tasks.load_all()
+    records = [r for _, r in loaded]
+    now = read_limits()
+    try:
+        timelines = load_timelines(path, [r.run_id for _, r in chosen if r.run_id])
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
+    for i, (directory, record) in enumerate(chosen):
+        variant = known.get(record.variant)
+        case = make_case(
+            directory,
+            record,
+            timelines.get(str(record.run_id), []),
+            sweeps.get(str(record.sweep_id)),
+            variant.per_task if variant else {},
+            records,
+            now,
+        )
+        if case.timeline and record.result is not None:
+            stem = f"{record.variant}-n{record.n}-{record.run_id}"
+            try:
+                case.figures = save_timeline_figure(
+                    record,
+                    case.timeline,
+                    out,
+                    stem,
+                    per_task=case.per_task,
+                    limits=case.limits,
+                    cpus=case.cpus,
+                    diagnosis=case.diagnosis,
+                )
+            except OSError as e:
+                raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
+        click.echo(("\n" if i else "") + story(case))

@@ -1,0 +1,287 @@
+"""Why a run got only as far as it did, read from its timeline rather than from what it printed.
+
+A program's last words name a limit only when the runtime reports one. The timeline (threads,
+memory and CPU time every 50 ms) shows what happened whatever it printed: the thread count
+stopped rising and held (a plateau: at a limit, named with limits.predict.thread_capacities, or
+below every limit, when the program itself stopped), or it kept rising ever more slowly (a
+collapse of the creation rate, with the share of CPU time the kernel took meanwhile).
+
+Only the time before any task could have ended is used to measure creation: every task sleeps
+`sleep_s` seconds, so until then the thread count rises exactly as threads are created; after it,
+threads that end hide new ones. Nothing here names a runtime.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from runner.limits.host import NEAR, Limits
+from runner.limits.predict import thread_capacities
+from runner.measure.result import RunResult, Sample
+
+MIN_RISE = 100  # threads above the program's own: fewer, and there is no thread story to tell
+COLLAPSE = 3.0  # the late creation rate at most 1/COLLAPSE of the early peak: a collapse
+MIN_CREATING_S = 1.0  # a rise shorter than this has too few samples to speak of a rate changing
+PLATEAU_S = 1.0  # no new thread for this long (or a limit reached): creation stopped
+LATE_SHARE = 0.25  # the late rate is measured over this last share of the creating period
+WINDOWS = 10  # the creating period is cut into about this many windows to find the peak rate
+
+Kind = Literal["limit", "plateau", "slowdown"]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What the timeline shows, as one clause for a verdict's reason and the figures behind it."""
+
+    kind: Kind
+    text: str  # e.g. "thread creation fell from 4,300/s to 820/s past 12k threads; 65 % of CPU in the kernel"
+    threads: int  # threads alive where it matters: at the limit or plateau, or where creation fell
+    at_s: float  # seconds since fork of that moment
+    limit: str | None = None  # limits key (thread_capacities) the count stopped at
+    capacity: int | None = None  # how many threads that limit allows
+    peak_rate: float | None = None  # threads created per second, early
+    late_rate: float | None = None  # and late
+    kernel_share: float | None = None  # system CPU / all CPU over the slow part (or the whole run)
+    cpu_busy: float | None = None  # CPUs busy on average over the slow part
+
+
+def rounded(value: float) -> str:
+    """A rate for people: two significant figures (4,270 -> "4,300"), whole numbers."""
+    if value <= 0:
+        return "0"
+    digits = max(0, math.floor(math.log10(value)) - 1)
+    return f"{round(value, -digits):,.0f}"
+
+
+def short_count(value: int) -> str:
+    """16,369 -> "16k", 8,916 -> "8,900": where a round figure reads better than an exact one."""
+    return f"{value / 1000:,.0f}k" if value >= 10_000 else rounded(value) if value >= 1000 else f"{value:,}"
+
+
+def live(timeline: Sequence[Sample]) -> list[Sample]:
+    """The samples taken while the program had at least one process."""
+    return [s for s in timeline if s.procs > 0]
+
+
+def _count_at(points: Sequence[Sample], t: float) -> float:
+    """Threads at time t, interpolated between samples."""
+    times = [p.t for p in points]
+    i = bisect.bisect_right(times, t)
+    if i == 0:
+        return float(points[0].threads)
+    if i == len(points):
+        return float(points[-1].threads)
+    a, b = points[i - 1], points[i]
+    f = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
+    return a.threads + f * (b.threads - a.threads)
+
+
+def net_rates(timeline: Sequence[Sample], window_s: float) -> list[tuple[float, float]]:
+    """(mid time, threads started minus ended per second) over consecutive windows of about
+    window_s: the creation rate while no task has ended yet, for figures."""
+    points = live(timeline)
+    out = []
+    i = 0
+    for j in range(1, len(points)):
+        if points[j].t - points[i].t >= window_s or j == len(points) - 1:
+            dt = points[j].t - points[i].t
+            if dt > 0:
+                out.append(((points[i].t + points[j].t) / 2, (points[j].threads - points[i].threads) / dt))
+            i = j
+    return out
+
+
+def cpu_rates(timeline: Sequence[Sample], window_s: float) -> list[tuple[float, float, float]]:
+    """(mid time, CPUs busy in user code, CPUs busy in the kernel) over windows of about window_s;
+    empty for timelines stored before CPU time was sampled."""
+    points = [s for s in live(timeline) if s.user_s is not None and s.sys_s is not None]
+    out = []
+    i = 0
+    for j in range(1, len(points)):
+        a, b = points[i], points[j]
+        if b.t - a.t >= window_s or j == len(points) - 1:
+            dt = b.t - a.t
+            if dt > 0:
+                out.append(
+                    (
+                        (a.t + b.t) / 2,
+                        max(0.0, (b.user_s - a.user_s) / dt),
+                        max(0.0, (b.sys_s - a.sys_s) / dt),
+                    )
+                )
+            i = j
+    return out
+
+
+def creation_start(points: Sequence[Sample]) -> float:
+    """When threads began to rise above the program's own (the time of the sample before)."""
+    base = points[0].threads
+    for prev, cur in itertools.pairwise(points):
+        if cur.threads > base:
+            return prev.t
+    return points[0].t
+
+
+def _cpu_split(points: Sequence[Sample], t0: float, t1: float) -> tuple[float, float] | None:
+    """(kernel share of CPU, CPUs busy) between t0 and t1, from the sampled CPU times."""
+    cpu = [p for p in points if p.user_s is not None and p.sys_s is not None and t0 <= p.t <= t1]
+    if len(cpu) < 2:
+        return None
+    a, b = cpu[0], cpu[-1]
+    user, system = b.user_s - a.user_s, b.sys_s - a.sys_s  # type: ignore[operator]
+    if user + system <= 0 or b.t <= a.t:
+        return None
+    return system / (user + system), (user + system) / (b.t - a.t)
+
+
+def _near_limit(threads: int, per_task: dict, limits: Limits) -> tuple[str, int, str] | None:
+    """The limit the thread count is at (closest first), as (key, capacity, how)."""
+    near = [
+        (threads / capacity, key, capacity, how)
+        for key, (capacity, how) in thread_capacities(per_task, limits).items()
+        if capacity > 0 and threads >= NEAR * capacity
+    ]
+    if not near:
+        return None
+    _, key, capacity, how = max(near)
+    return key, capacity, how
+
+
+def _stopped(points: Sequence[Sample], end: float, peak: int) -> tuple[float, int] | None:
+    """(when, level) if the thread count reached its peak and held it until `end` (the program
+    ending, or the first tasks' sleep running out) for PLATEAU_S; None if it kept rising."""
+    tolerance = max(2, int(0.005 * peak))
+    reached = next((p for p in points if p.threads >= peak - tolerance), None)
+    if reached is None or end - reached.t < PLATEAU_S:
+        return None
+    held = [p.threads for p in points if reached.t <= p.t <= end]
+    if max(held) - min(held) > 2 * tolerance:
+        return None
+    return reached.t, peak
+
+
+def diagnose(
+    timeline: Sequence[Sample],
+    *,
+    n: int,
+    sleep_s: float | None,
+    per_task: dict,
+    limits: Limits,
+    ready_s: float | None = None,
+    user_s: float | None = None,
+    sys_s: float | None = None,
+) -> Diagnosis | None:
+    """What the timeline shows about thread creation, or None when it shows nothing notable.
+
+    First match wins: the thread count at a limit (closest first) when the program never said
+    `ready`; creation stopped below every limit (a plateau); the creation rate collapsing while
+    the program kept creating. ready_s: when `ready N` came (creation was over then); user_s,
+    sys_s: the run's CPU totals, used when the timeline has no CPU times.
+    """
+    points = live(timeline)
+    if len(points) < 3:
+        return None
+    base = points[0].threads
+    start = creation_start(points)
+    clean_end = start + sleep_s if sleep_s else math.inf  # until then, no task has ended
+    end = min(points[-1].t, clean_end, ready_s if ready_s is not None else math.inf)
+    creating = [p for p in points if start <= p.t <= end]
+    peak = max((p.threads for p in creating), default=0)
+    if peak - base < MIN_RISE:
+        return None
+    per_task = per_task or {"threads": 1}
+    if ready_s is None:
+        at = _near_limit(peak, per_task, limits)
+        until = min(points[-1].t, clean_end)  # past it, ending tasks would hide a plateau
+        stop = _stopped(creating, until, peak)
+        if at is not None:
+            key, capacity, how = at
+            held = f", held {until - stop[0]:.1f} s" if stop else ""
+            text = f"thread count stopped at {peak:,}, at {how} = {capacity:,} threads{held}"
+            when = stop[0] if stop else max(creating, key=lambda p: p.threads).t
+            return Diagnosis("limit", text, peak, when, key, capacity)
+        if stop is not None and peak < n * int(per_task.get("threads", 1) or 1):
+            when, level = stop
+            text = (
+                f"thread creation stopped at {level:,} threads {when:.1f} s in, "
+                f"nothing new for {until - when:.1f} s, below every limit read here"
+            )
+            return Diagnosis("plateau", text, level, when)
+    return _slowdown(creating, points, start, end, user_s, sys_s)
+
+
+def diagnose_run(
+    result: RunResult,
+    timeline: Sequence[Sample],
+    n: int,
+    sleep_s: float | None,
+    per_task: dict,
+    limits: Limits,
+) -> Diagnosis | None:
+    """diagnose() for a measured run: its `ready` time and CPU totals come from the result."""
+    return diagnose(
+        timeline,
+        n=n,
+        sleep_s=sleep_s,
+        per_task=per_task,
+        limits=limits,
+        ready_s=result.ready_s,
+        user_s=result.user_s,
+        sys_s=result.sys_s,
+    )
+
+
+def _slowdown(
+    creating: Sequence[Sample],
+    points: Sequence[Sample],
+    start: float,
+    end: float,
+    user_s: float | None,
+    sys_s: float | None,
+) -> Diagnosis | None:
+    """The creation rate fell to 1/COLLAPSE of its early peak or less while threads kept coming."""
+    period = end - start
+    if period < MIN_CREATING_S or len(creating) < 8:
+        return None
+    width = period / WINDOWS
+    windows = []  # (start, threads alive at start, rate)
+    t = start
+    while t + width <= end + 1e-9:
+        a, b = _count_at(creating, t), _count_at(creating, t + width)
+        windows.append((t, int(a), (b - a) / width))
+        t += width
+    if len(windows) < 4:
+        return None
+    peak_rate = max(rate for _, _, rate in windows[: len(windows) // 2])
+    late_from = end - LATE_SHARE * period
+    late_rate = (_count_at(creating, end) - _count_at(creating, late_from)) / (end - late_from)
+    if late_rate <= 0 or peak_rate < COLLAPSE * late_rate:
+        return None
+    fall_t, fall_threads = next(
+        ((t, a) for t, a, rate in windows if rate < peak_rate / COLLAPSE), windows[-1][:2]
+    )
+    split = _cpu_split(points, fall_t, end)
+    whole = ""
+    if split is None and user_s is not None and sys_s is not None and user_s + sys_s > 0:
+        split, whole = (sys_s / (user_s + sys_s), math.nan), " (whole run)"
+    text = (
+        f"thread creation fell from {rounded(peak_rate)}/s to {rounded(late_rate)}/s "
+        f"past {short_count(fall_threads)} threads"
+    )
+    if split is not None:
+        text += f"; {split[0] * 100:.0f} % of CPU in the kernel{whole}"
+    return Diagnosis(
+        "slowdown",
+        text,
+        fall_threads,
+        fall_t,
+        peak_rate=peak_rate,
+        late_rate=late_rate,
+        kernel_share=split[0] if split else None,
+        cpu_busy=split[1] if split and not math.isnan(split[1]) else None,
+    )

@@ -1,0 +1,196 @@
+"""`memrun inspect`: the runs to look at, and each one's story in a few lines of text.
+
+A failed cell's one-line verdict says what happened; the story says how, in time order, from the
+stored timeline: when threads began, where their creation slowed or stopped and at which limit,
+when `ready` came (or that it never did), when the first tasks' sleep ran out, how the run
+ended, where the CPU time went, and what N would take in memory. The figure beside it
+(runner.show.timeline) draws the same. Stored results are read, never a task program run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
+from runner.limits.host import Limits, int_value
+from runner.limits.predict import need
+from runner.measure.result import Sample
+from runner.results.needs import thread_need
+from runner.results.record import RunRecord
+from runner.show.timeline import end_label
+from runner.units import mb, size
+
+
+@dataclass
+class Case:
+    """One run to inspect, with everything its story and figure need."""
+
+    directory: Path
+    record: RunRecord
+    timeline: list[Sample]
+    limits: Limits  # those its sweep recorded (or read now, when it recorded none)
+    limits_source: str  # "its sweep" or "read now"
+    per_task: dict  # from the variant's manifest ({} when the variant is unknown here)
+    cpus: int | None
+    diagnosis: Diagnosis | None = None
+    need: str | None = None
+    figures: list[Path] = field(default_factory=list)
+
+
+def choose(
+    records: Sequence[tuple[Path, RunRecord]],
+    variants: Sequence[str] = (),
+    n: int | None = None,
+    run_id: str | None = None,
+) -> list[tuple[Path, RunRecord]]:
+    """The runs to inspect. --run names one. Otherwise the latest sweep that has runs matching
+    the variant and N filters: its runs without a figure, or, when every one of them is valid,
+    those valid runs (a valid run has a story too). Capacity probes count as runs of no sweep."""
+    if run_id:
+        return [(d, r) for d, r in records if r.run_id == run_id]
+    matching = [
+        (d, r) for d, r in records if (not variants or r.variant in variants) and (n is None or r.n == n)
+    ]
+    if not matching:
+        return []
+    latest = max(str(r.sweep_id or "") for _, r in matching)
+    in_sweep = [(d, r) for d, r in matching if str(r.sweep_id or "") == latest]
+    failed = [(d, r) for d, r in in_sweep if r.verdict != "valid"]
+    if failed or (not variants and n is None):
+        return failed
+    return in_sweep
+
+
+def make_case(
+    directory: Path,
+    record: RunRecord,
+    timeline: list[Sample],
+    sweep: dict[str, Any] | None,
+    per_task: dict,
+    records: Sequence[RunRecord],
+    now: Limits,
+) -> Case:
+    """A run with its limits (its sweep's, else `now`), diagnosis and what N would take."""
+    recorded = (sweep or {}).get("limits")
+    limits, source = (recorded, "its sweep") if isinstance(recorded, dict) else (now, "read now")
+    case = Case(directory, record, timeline, limits, source, per_task, (sweep or {}).get("cpus"))
+    r = record.result
+    if r is not None and timeline:
+        case.diagnosis = diagnose_run(r, timeline, record.n, record.sleep_s, per_task, limits)
+    if record.verdict != "valid":
+        case.need = thread_need(records, record.variant, per_task, record.n, limits)
+    return case
+
+
+def _events(case: Case) -> list[tuple[float, str]]:
+    """(seconds, what happened) in time order, from the timeline and the run's outcome."""
+    record, r, points = case.record, case.record.result, live(case.timeline)
+    out: list[tuple[float, str]] = []
+    if points:
+        start = creation_start(points)
+        peak = max(points, key=lambda p: p.threads)
+        wanted = record.n * (need(case.per_task, "threads") or 0)
+        of = f" (N needs {wanted:,})" if wanted else ""
+        first = points[0]
+        out.append((first.t, f"first sample: {first.threads:,} thread(s) in {first.procs} process(es)"))
+        stopped = case.diagnosis is not None and case.diagnosis.kind != "slowdown"
+        if not stopped:
+            out.append((peak.t, f"{peak.threads:,} threads alive, the most at any sample{of}"))
+        end = r.wall_s if r is not None else points[-1].t
+        if record.sleep_s and start + record.sleep_s <= end:
+            out.append((start + record.sleep_s, f"the first tasks' {record.sleep_s:g} s sleep ends"))
+    if case.diagnosis is not None:
+        out.append((case.diagnosis.at_s, case.diagnosis.text))
+    if r is not None:
+        if r.ready_s is not None:
+            late = r.ready_s > (record.sleep_s or r.ready_s)
+            out.append(
+                (r.ready_s, f"`ready {r.ready_n}`" + (", after the first tasks had ended" if late else ""))
+            )
+        else:
+            out.append((r.wall_s, "no `ready` line: the program never said all N tasks were alive"))
+        out.append((r.wall_s, f"end: {end_label(record)}"))
+    return sorted(out, key=lambda e: e[0])
+
+
+def _turnover(case: Case) -> str | None:
+    """For a run whose spawning outlasted the sleep: how many were ever alive together."""
+    r, points = case.record.result, live(case.timeline)
+    if r is None or r.ready_s is None or not points or not case.record.sleep_s:
+        return None
+    if r.ready_s <= case.record.sleep_s:
+        return None
+    top = max(p.threads for p in points)
+    alive = (
+        f"at most {top:,} threads were alive at once"
+        if need(case.per_task, "threads")
+        else "the N tasks were never all alive at once"
+    )
+    return (
+        f"{case.record.n:,} tasks started in {r.ready_s:.1f} s ({rounded(case.record.n / r.ready_s)}/s on "
+        f"average); the earliest ended after {case.record.sleep_s:g} s, so {alive}"
+    )
+
+
+def story(case: Case) -> str:
+    """The run's story: what it was, its events in time order, memory, CPU, cause and remedy."""
+    record, r = case.record, case.record.result
+    head = (
+        f"{record.variant} N={record.n:,}: {record.verdict} ({record.code}), run {record.run_id}, "
+        f"sweep {record.sweep_id}, repeat {record.repeat}, sleep {record.sleep_s or 0:g} s"
+    )
+    lines = [head]
+    if r is None:
+        lines.append(f"  not run: {record.reason}")
+        return "\n".join(lines)
+    if not case.timeline:
+        lines.append("  no timeline stored for this run")
+    for t, what in _events(case):
+        lines.append(f"  {t:8.2f} s  {what}")
+    turnover = _turnover(case)
+    if turnover:
+        lines.append(f"  tasks     {turnover}")
+    cgroup = f", cgroup peak {mb(r.cgroup_peak)} (kernel memory included)" if r.cgroup_peak else ""
+    lines.append(f"  memory    peak RSS {mb(r.peak_rss)}{cgroup}")
+    if r.user_s is not None and r.sys_s is not None:
+        total = r.user_s + r.sys_s
+        share = f" ({r.sys_s / total * 100:.0f} % in the kernel)" if total else ""
+        cpus = f" on {case.cpus} CPUs" if case.cpus else ""
+        lines.append(
+            f"  CPU       user {r.user_s:.1f} s, system {r.sys_s:.1f} s{share} in {r.wall_s:.1f} s{cpus}"
+        )
+    lines.append(f"  cause     {record.reason}")
+    if record.remedy:
+        lines.append(f"  remedy    {record.remedy}")
+    if case.need and case.need not in (record.remedy or ""):
+        lines.append(f"  it would take: {case.need}")
+    if case.limits_source != "its sweep":
+        memory = size(int_value(case.limits, "mem_total"))
+        lines.append(f"  limits    read now (its sweep recorded none); this machine's memory {memory}")
+    if case.figures:
+        lines.append("  figure    " + ", ".join(str(p) for p in case.figures))
+    return "\n".join(lines)
+
+
+def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
+    """The end of `memrun sweep`: every cell of the sweep without a figure, its cause (the latest
+    run's reason) and the command that shows its story and figure. Empty when every cell is valid."""
+    cells: dict[tuple[str, int], list[RunRecord]] = {}
+    for r in records:
+        if not r.superseded:
+            cells.setdefault((r.variant, r.n), []).append(r)
+    bad = {key: runs for key, runs in cells.items() if any(r.verdict != "valid" for r in runs)}
+    if not bad:
+        return []
+    lines = [f"{len(bad)} cell(s) with runs that gave no figure:"]
+    for (variant, n), runs in sorted(bad.items()):
+        failed = [r for r in runs if r.verdict != "valid"]
+        last = failed[-1]
+        lines.append(
+            f"  {variant} N={n:,}: {len(failed)} of {len(runs)} run(s) {last.verdict}, {last.reason}"
+        )
+        lines.append(f"    memrun inspect {results} -r {variant} --n {n}")
+    return lines

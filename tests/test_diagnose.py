@@ -1,0 +1,171 @@
+"""runner.diagnose on synthetic timelines (a plateau at a limit, a plateau below every limit, a
+collapse of thread creation, and the shapes that must not be mistaken for either), then on real
+runs of a probe that stops creating threads and of one whose creation slows down."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from runner import verdict
+from runner.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
+from runner.measure import Sample, measure
+from tests.conftest import probe
+from tests.limits.here import HERE, JAVA, RUST
+from tests.test_verdict import JAVA_FAILURES, failed
+
+
+def timeline(
+    threads_at, until: float, step: float = 0.05, user_per_s: float = 0.0, sys_per_s: float = 0.0
+) -> list[Sample]:
+    """Samples every `step` s of a program whose thread count at t is threads_at(t); CPU time
+    grows at the given rates (CPUs busy in user code and in the kernel)."""
+    out = [Sample(0.0, 0, 0, 0, 0)]  # before exec: nothing in the cgroup yet
+    t = step
+    while t <= until + 1e-9:
+        n = int(threads_at(t))
+        out.append(
+            Sample(
+                round(t, 4),
+                1_000_000 + 40_000 * n,
+                n,
+                1,
+                2_000_000 + 60_000 * n,
+                t * user_per_s,
+                t * sys_per_s,
+            )
+        )
+        t += step
+    return out
+
+
+def rising_then_flat(level: int, rise_s: float, until: float) -> list[Sample]:
+    return timeline(lambda t: 1 + min(level - 1, (level - 1) * t / rise_s), until)
+
+
+def test_plateau_at_a_limit_names_it():
+    # 5,000 threads in 1 s, then nothing new for 3 s; pid_max leaves room for 5,100
+    tl = rising_then_flat(5000, 1.0, 4.0)
+    limits = {"pid_max": 5200, "threads_now": 100}
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits=limits)
+    assert d is not None and (d.kind, d.limit, d.capacity, d.threads) == ("limit", "pid_max", 5100, 5000)
+    assert d.text.startswith("thread count stopped at 5,000, at kernel.pid_max 5,200 minus 100")
+    assert "held 3.0 s" in d.text
+
+
+def test_plateau_below_every_limit_says_so():
+    tl = rising_then_flat(5000, 1.0, 4.0)
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits=HERE)
+    assert d is not None and d.kind == "plateau" and d.limit is None
+    assert "stopped at 5,000 threads" in d.text and "below every limit read here" in d.text
+
+
+def test_rust_threads_cut_short_at_max_map_count():
+    # rust-threads 100000 on default limits: 16,369 threads in 0.5 s, then SIGABRT (no plateau in time)
+    tl = timeline(lambda t: 1 + min(16_368, 32_740 * t), 0.55)
+    d = diagnose(tl, n=100_000, sleep_s=10, per_task=RUST, limits=HERE)
+    assert d is not None and (d.kind, d.limit) == ("limit", "max_map_count")
+    assert "vm.max_map_count 65,530 / 4 mappings per thread = 16,382 threads" in d.text
+
+
+def test_creation_that_collapses_is_a_slowdown_with_the_kernel_share():
+    # 3,000 threads/s up to 15k, then 150/s; 88 % of CPU in the kernel
+    def threads(t: float) -> float:
+        return 10 + (3000 * t if t <= 5 else 15_000 + 150 * (t - 5))
+
+    tl = timeline(threads, 30.0, step=0.1, user_per_s=0.24, sys_per_s=1.76)
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits=HERE)
+    assert d is not None and d.kind == "slowdown"
+    assert d.text == "thread creation fell from 3,000/s to 150/s past 15k threads; 88 % of CPU in the kernel"
+    assert d.cpu_busy is not None and abs(d.cpu_busy - 2.0) < 0.05
+
+
+def test_slowdown_from_an_old_timeline_uses_the_whole_runs_cpu():
+    tl = [
+        replace(s, user_s=None, sys_s=None)
+        for s in timeline(lambda t: 3000 * min(t, 5) + 150 * max(0, t - 5), 30, 0.1)
+    ]
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits=HERE, user_s=40.0, sys_s=80.0)
+    assert d is not None and d.text.endswith("; 67 % of CPU in the kernel (whole run)")
+
+
+def test_steady_creation_is_nothing_to_report_even_after_tasks_end():
+    # 1,000 threads/s for 20 s, each lives 5 s: the count rises for 5 s, then holds at 5,000 as
+    # threads end as fast as new ones start. Only the first 5 s measure creation: steady.
+    tl = timeline(lambda t: 1 + 1000 * min(t, 5.0), 20.0)
+    assert diagnose(tl, n=20_000, sleep_s=5, per_task=JAVA, limits=HERE, ready_s=20.0) is None
+
+
+def test_a_program_that_said_ready_has_no_plateau():
+    tl = rising_then_flat(5000, 1.0, 4.0)
+    assert diagnose(tl, n=5000, sleep_s=3, per_task=JAVA, limits=HERE, ready_s=1.0) is None
+
+
+def test_runs_without_many_threads_are_not_diagnosed():
+    tl = timeline(lambda t: 21, 5.0)  # a VM's scheduler threads, whatever N is
+    assert diagnose(tl, n=1_000_000, sleep_s=10, per_task={}, limits=HERE) is None
+    assert diagnose([], n=1, sleep_s=10, per_task={}, limits=HERE) is None
+
+
+def test_rates_for_figures():
+    tl = timeline(lambda t: 1000 * t, 2.0, user_per_s=0.5, sys_per_s=1.5)
+    rates = net_rates(tl, 0.5)
+    assert all(abs(r - 1000) < 60 for _, r in rates)
+    cpu = cpu_rates(tl, 0.5)
+    assert cpu and all(abs(u - 0.5) < 0.01 and abs(s - 1.5) < 0.01 for _, u, s in cpu)
+    assert cpu_rates([replace(s, user_s=None, sys_s=None) for s in tl], 0.5) == []
+
+
+def test_round_figures():
+    assert (rounded(4270), rounded(818.4), rounded(37), rounded(0)) == ("4,300", "820", "37", "0")
+    assert (short_count(16_369), short_count(8916), short_count(512)) == ("16k", "8,900", "512")
+
+
+def test_verdict_reason_gets_the_timelines_cause():
+    # java-threads 1e6 on default limits: killed at the timeout, creation collapsed long before
+    tl = timeline(lambda t: 20 + (3000 * t if t <= 5 else 15_000 + 150 * (t - 5)), 12.0, 0.1, 0.3, 1.7)
+    r = failed(exit_code=None, signal="SIGKILL", timed_out=True, wall_s=110, threads_max=16_000, timeline=tl)
+    v = verdict.classify(r, 1_000_000, 60, JAVA, HERE, failures=JAVA_FAILURES)
+    assert v.code == "timeout"
+    assert v.reason.startswith(
+        "timeout after 110 s: 16,069 threads at most, no `ready` line; thread creation fell"
+    )
+    assert "85 % of CPU in the kernel" in v.reason
+
+
+def test_verdict_does_not_repeat_a_limit_it_already_names():
+    from tests.test_verdict import RUST_ABORT, RUST_FAILURES
+
+    tl = timeline(lambda t: 1 + min(16_368, 32_740 * t), 0.55)
+    r = failed(exit_code=None, signal="SIGABRT", threads_max=16_369, stderr_tail=RUST_ABORT, timeline=tl)
+    v = verdict.classify(r, 100_000, 10, RUST, HERE, failures=RUST_FAILURES)
+    assert (
+        v.reason.count("vm.max_map_count") == 2
+    )  # "thread limit: vm.max_map_count (... vm.max_map_count 65,530 / 4"
+    assert "thread count stopped" not in v.reason
+
+
+# ---------------------------------------------------------------- through real measure() runs
+
+
+def test_real_program_that_stops_creating_threads_is_a_plateau():
+    r = measure(probe("threads.py", "plateau", 300), timeout=3)
+    assert r.timed_out and max(s.threads for s in r.timeline) == 301
+    d = diagnose(r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits=HERE, ready_s=r.ready_s)
+    assert d is not None and d.kind == "plateau" and d.threads == 301, d
+    assert "stopped at 301 threads" in d.text
+    # the same run on a machine whose pid_max leaves room for 330 threads: that limit is named
+    d = diagnose(
+        r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits={"pid_max": 340, "threads_now": 10}
+    )
+    assert d is not None and (d.kind, d.limit) == ("limit", "pid_max"), d
+    assert "kernel.pid_max 340 minus 10" in d.text
+
+
+def test_real_program_whose_creation_slows_down_is_a_slowdown():
+    r = measure(probe("threads.py", "slowdown", 2e-5), timeout=4)
+    assert r.timed_out and max(s.threads for s in r.timeline) > 300
+    d = diagnose(r.timeline, n=100_000, sleep_s=3600, per_task=JAVA, limits=HERE, ready_s=r.ready_s)
+    assert d is not None and d.kind == "slowdown", d
+    assert d.peak_rate is not None and d.late_rate is not None and d.peak_rate >= 3 * d.late_rate
+    assert d.kernel_share is not None  # from the sampled CPU times, not the run's totals
+    assert "% of CPU in the kernel" in d.text and "(whole run)" not in d.text
