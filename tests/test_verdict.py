@@ -287,7 +287,8 @@ def test_real_rust_threads_100k_on_default_limits_is_a_thread_limit():
     require(here["max_map_count"] == 65530, "the default vm.max_map_count")
     r = measure([str(binary), "100000", "1"], timeout=60)
     v = verdict.classify(r, 100_000, 1, RUST, here, failures=RUST_FAILURES)
-    assert (r.exit_code, r.signal) in ((101, None), (None, "SIGABRT")), r.outcome()
+    seen = (r.outcome(), r.threads_max, r.wall_s, r.sys_s, r.stderr_tail[-3:])
+    assert (r.exit_code, r.signal) in ((101, None), (None, "SIGABRT")), seen
     assert v.code == "thread-limit" and "vm.max_map_count" in v.reason, v
 
 

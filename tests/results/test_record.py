@@ -8,7 +8,10 @@ from pathlib import Path
 from runner.results import RunRecord
 from runner.results.summary import load_runs
 
-STORED = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
+# The first reference sweep (10 variants x 3 repeats), frozen: rows written before memory_cap, kind
+# and label existed. plots/data now holds newer results; the current ones are checked below too.
+STORED = Path(__file__).resolve().parents[1] / "fixtures" / "reference-10" / "runs.jsonl"
+CURRENT = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
 
 
 # Fields that memrun added after the committed rows were written: written back as None.
@@ -24,6 +27,11 @@ def test_every_committed_row_reads_back_to_the_same_json():
         assert [k for k in out if k in row] == list(row)  # same order of the stored keys
         assert {k: out[k] for k in set(out) - set(row)} == NEWER
         assert RunRecord.from_json(out).to_json() == out
+
+
+def test_every_current_row_reads_back_to_the_same_json():
+    rows = [json.loads(line) for line in CURRENT.read_text().splitlines()]
+    assert rows and all(RunRecord.from_json(row).to_json() == row for row in rows)
 
 
 def test_measured_and_unmeasured_records():

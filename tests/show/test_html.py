@@ -22,7 +22,7 @@ from tests.show.test_labelled import CLOUD, LAPTOP
 from tests.test_cli import _one_line_error
 from tests.test_sweep import run
 
-REFERENCE = Path(__file__).resolve().parents[2] / "plots" / "data"
+REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference-10"  # first reference sweep, frozen
 WIDTH, HEIGHT = 1280, 2400
 TAB_BLUE = (31, 119, 180)  # matplotlib's first colour: bars drawn means the SVG rendered
 

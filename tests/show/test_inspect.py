@@ -16,7 +16,7 @@ from runner.show.inspect import choose, sweep_summary
 from tests.test_verdict import failed, result
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "plots" / "data"
+REFERENCE = ROOT / "tests" / "fixtures" / "reference-10"  # the first reference sweep, frozen
 
 
 def test_rust_threads_at_100k_names_max_map_count_and_writes_png_and_svg(tmp_path):

@@ -17,7 +17,7 @@ from tests.show.crafted import write_results
 from tests.show.test_plot import svg_text
 from tests.test_sweep import run
 
-REFERENCE = Path(__file__).resolve().parents[2] / "plots" / "data"
+REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference-10"  # first reference sweep, frozen
 # go at 10k: the laptop's three runs and the cloud VM's; one median over all six would be 34.2 MB.
 LAPTOP = {("go", 1): [2.0, 2.1, 2.0], ("go", 10_000): [28.0, 28.5, 28.2], ("python", 1): [20.0]}
 CLOUD = {("go", 1): [2.4, 2.4, 2.5], ("go", 10_000): [40.0, 41.0, 40.5], ("python", 1): [22.0]}

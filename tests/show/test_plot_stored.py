@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from runner.measure import measure
 from runner.results.summary import load_runs
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "plots" / "data"
+REFERENCE = ROOT / "tests" / "fixtures" / "reference-10"  # the first reference sweep, frozen
 
 
 def test_plot_rebuilds_the_figures_from_stored_results_without_running_anything(tmp_path):
@@ -25,7 +26,11 @@ def test_plot_rebuilds_the_figures_from_stored_results_without_running_anything(
         "MEMRUN_BUILD": str(tmp_path / "no-build"),
         "HOME": str(tmp_path),
         "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": str(tmp_path / "mpl"),
     }
+    # Matplotlib's first start in a fresh config dir forks `fc-list` to build its font cache: a
+    # second process that is not a task program. Build the cache first, outside the measurement.
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, check=True, timeout=120)
     r = measure(
         [sys.executable, "-m", "runner", "plot", str(data), "--out", str(out)],
         env=env,
