@@ -77,3 +77,9 @@ def machine(wait: bool) -> Iterator[None]:
             yield
     except lock.Busy as e:
         raise InputError(str(e)) from None
+
+
+def check_raise_limits(raise_limits: bool) -> None:
+    """--raise-limits writes /proc/sys: refuse it up front, before minutes of building, unless root."""
+    if raise_limits and os.geteuid() != 0:
+        raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")

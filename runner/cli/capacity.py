@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
 from runner import tasks
-from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.app import InputError, check_raise_limits, err, machine, main, select_variants
 from runner.options import INTERVAL_OPTION
 from runner.results import ResultsDir, ResultsError, load_records
 
@@ -62,8 +61,7 @@ def capacity(
     from runner.show.capacity import capacity_json_lines, capacity_markdown
 
     budgets = _budgets(budgets_text)
-    if raise_limits and os.geteuid() != 0:
-        raise InputError("--raise-limits needs root (it writes /proc/sys)")
+    check_raise_limits(raise_limits)
     out = ResultsDir(out_dir)
     try:
         out.check_writable()

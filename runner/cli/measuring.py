@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 
 import click
 
-from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.app import InputError, check_raise_limits, err, machine, main, select_variants
 from runner.inputs import SleepSpec, parse_n_list
 from runner.measure.launcher import LauncherError
 from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
@@ -161,8 +160,7 @@ def sweep(
         raise InputError(str(e)) from None
     if label is not None and not label.strip():
         raise InputError("--label must not be empty")
-    if raise_limits and os.geteuid() != 0:
-        raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
+    check_raise_limits(raise_limits)
     out = ResultsDir(out_dir)
     opts = sweeping.SweepOptions(
         variants=select_variants(variant_names),
