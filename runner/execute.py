@@ -70,6 +70,7 @@ def execute(
     sleep: float,
     *,
     timeout: float | None = None,
+    ready_by: float | None = None,
     memory_cap: int | None = None,
     interval: float = 0.05,
     on_sample: Callable[[Sample], None] | None = None,
@@ -80,6 +81,7 @@ def execute(
     result = measure(
         argv,
         timeout=timeout,
+        ready_by=ready_by,
         interval=interval,
         env={**os.environ, **env},
         cwd=variant.folder.dir,

@@ -190,6 +190,21 @@ def _capped(run: _Run) -> Verdict | None:
     )
 
 
+def _not_ready_in_time(run: _Run) -> Verdict | None:
+    """Stopped at its readiness deadline (capacity probes): no `ready N` within the sleep, so the
+    N tasks were not all alive at once, whatever would have followed."""
+    r = run.result
+    if r.ready_deadline_s is None:
+        return None
+    return Verdict(
+        "invalid",
+        "spawn-outlasted-sleep",
+        f"no `ready {run.n}` within the {run.sleep_s:g} s sleep: stopped at {r.wall_s:.1f} s with "
+        f"{run.threads:,} threads at most, since the {run.n:,} tasks were not all alive in time",
+        "a longer sleep, if spawning was still progressing (memrun inspect shows it)",
+    )
+
+
 def _timed_out(run: _Run) -> Verdict | None:
     r = run.result
     if not r.timed_out:
@@ -342,6 +357,7 @@ RULES: list[Callable[[_Run], Verdict | None]] = [
     _not_started,
     _interrupted,
     _capped,
+    _not_ready_in_time,
     _timed_out,
     _runtime_limit,
     _thread_limit,

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import json
+import math
 import signal
 import time
 
 import pytest
 
-from runner.capacity import TOLERANCE, search
+from runner.capacity import TOLERANCE, search, spawn_estimate
 from runner.measure import cgroups
 from tests.conftest import processes_with, require
 from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
@@ -46,6 +47,16 @@ def test_search_when_nothing_fits():
     assert tried[-1] == 1
 
 
+def test_spawn_estimate_interpolates_between_measured_n():
+    points = [(1, 0.1), (10_000, 0.2), (1_000_000, 10.1)]
+    assert spawn_estimate(points, 1) == 0.1
+    assert spawn_estimate(points, 5_000) == pytest.approx(0.15, abs=0.001)  # not 1M's 10 s
+    assert spawn_estimate(points, 505_000) == pytest.approx(5.15, abs=0.01)
+    assert spawn_estimate(points, 2_000_000) == pytest.approx(20.1, abs=0.01)  # last slope onwards
+    assert spawn_estimate([(1, 0.3)], 50_000) == 0.3  # one point: no rate to extrapolate
+    assert spawn_estimate([], 10) is None
+
+
 def _capacity(tmp_path, *args: str, **kw):  # type: ignore[no-untyped-def]
     return run("capacity", "--out", str(tmp_path / "res"), *args, tmp_path=tmp_path, timeout=600, **kw)
 
@@ -68,23 +79,14 @@ def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     assert processes_with(FAKE) == [], "an OOM-killed probe leaves no process"
     assert not [cg for cg, _, _ in cgroups.run_cgroups() if (cg.path / "cgroup.procs").exists() and cg.pids()]
 
-    # the boundary holds on a re-check: max N is valid again, 5 % more is not
-    out = tmp_path / "check"
-    for n, want in ((result["max_n"], "valid"), (int(result["max_n"] * 1.05), "failed")):
-        again = run(
-            "sweep",
-            "--n",
-            str(n),
-            "--sleep",
-            "2",
-            "--memory-cap",
-            "64MiB",
-            "--out",
-            str(out),
-            tmp_path=tmp_path,
-        )
-        assert again.returncode == 0, again.stderr
-        assert rows(out)[-1]["verdict"] == want, rows(out)[-1]["reason"]
+    # the boundary holds on a re-check (memrun capacity --check): max N valid again, 5 % more not
+    check = _capacity(tmp_path, "--memory", "64MiB", "--check", "--json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    (held,) = [json.loads(line) for line in check.stdout.splitlines()]
+    assert held["max_n"] == result["max_n"] and held["above_n"] == math.ceil(1.05 * result["max_n"])
+    assert held["valid_again"] and held["above_failed"] and held["held"], held
+    checks = [r for r in rows(tmp_path / "res") if r["kind"] == "capacity-check"]
+    assert [r["n"] for r in checks] == [held["max_n"], held["above_n"]]
 
     shown = run("report", str(tmp_path / "res"), tmp_path=tmp_path)
     assert f"**{result['max_n']:,}**" in shown.stdout and "fits in 64 MiB" in shown.stdout
@@ -113,6 +115,27 @@ def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
     assert len(keys) == len(set(keys)), "a finished probe was run again"
     results = [json.loads(line) for line in (out / "capacity.jsonl").read_text().splitlines()]
     assert sorted(r["budget_bytes"] for r in results) == [48 << 20, 96 << 20]
+
+
+def test_a_probe_with_too_short_a_sleep_is_stopped_and_run_again_longer(tmp_path):
+    """The history says the fake spawns in a blink; under the test it takes 2.5 s. The first probe
+    (sleep 2 s) is stopped at 2 s without `ready`, not left to its timeout, and run once more with
+    a longer sleep: a capacity must not be the sleep's artefact."""
+    require(cgroups.detect()[0] is not None, "a memory cgroup controller")
+    history = tmp_path / "history"
+    swept = run("sweep", "--n", "1,1000", "--sleep", "1", "--out", str(history), tmp_path=tmp_path)
+    assert swept.returncode == 0, swept.stderr
+    p = _capacity(tmp_path, "--memory", "48MiB", "--from", str(history), env={"FAKE_SPAWN_S": "2.5"})
+    assert p.returncode == 0, p.stderr
+    probes = rows(tmp_path / "res")
+    first, again = probes[0], probes[1]
+    assert first["sleep_requested"] == "capacity:2" and first["code"] == "spawn-outlasted-sleep"
+    assert first["ready_s"] is None and 2 <= first["wall_s"] < 4, first["reason"]
+    assert again["n"] == first["n"] and again["sleep_requested"].startswith("capacity-retry:")
+    assert again["sleep_s"] >= 4 and again["ready_s"] > 2.4
+    assert not [r for r in probes[2:] if r["code"] == "spawn-outlasted-sleep"], "later probes learnt"
+    (result,) = [json.loads(line) for line in (tmp_path / "res" / "capacity.jsonl").read_text().splitlines()]
+    assert result["sleep_s"] >= 4 and result["max_n"] > 0
 
 
 @pytest.mark.parametrize(

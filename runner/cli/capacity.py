@@ -38,6 +38,13 @@ from runner.results import ResultsDir, ResultsError, load_records
     "without any, two calibration runs (N=1 and N=10000) under the cap predict it.",
 )
 @click.option("--resume", is_flag=True, help="Reuse the probes and results OUT holds; run only the rest.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Search nothing: re-run each result OUT holds (for these budgets and variants) at its "
+    "max N and at 1.05 x max N with the same sleep; exit 1 unless every boundary holds "
+    "(max N valid again, 1.05 x max N not).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
 @INTERVAL_OPTION
 @click.option("--raise-limits", is_flag=True, help="(root) Raise thread limits for thread-per-task variants.")
@@ -48,6 +55,7 @@ def capacity(
     out_dir: str,
     history: tuple[str, ...],
     resume: bool,
+    check: bool,
     as_json: bool,
     interval: float,
     raise_limits: bool,
@@ -84,10 +92,16 @@ def capacity(
             v for v in opts.variants if tasks.readiness(v).usable and v.folder.name not in failed
         ]
         try:
-            results = searching.run_capacity(opts, _capacity_progress())
+            if check:
+                checks = searching.run_checks(opts, _capacity_progress(), _on_check)
+            else:
+                results = searching.run_capacity(opts, _capacity_progress())
         except KeyboardInterrupt:
             click.echo(f"interrupted: every probe is kept in {out.path}; continue with --resume", err=True)
             sys.exit(130)
+    if check:
+        _report_checks(checks, out, as_json)
+        return
     rows = [r.to_json() for r in results]
     click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(out.existing_capacity()), nl=False)
 
@@ -126,3 +140,26 @@ def _capacity_progress():  # type: ignore[no-untyped-def]
         )
 
     return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)
+
+
+def _on_check(check) -> None:  # type: ignore[no-untyped-def]
+    from runner.show.capacity import budget_label
+
+    verdict = "holds" if check.held else "does NOT hold"
+    err(
+        f"{check.variant} in {budget_label(check.budget_bytes)}: boundary {verdict} "
+        f"(N={check.max_n:,} {check.at_max.verdict}, N={check.above_n:,} {check.above.verdict})"
+    )
+
+
+def _report_checks(checks, out: ResultsDir, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from runner.show.capacity import check_markdown
+
+    if not checks:
+        raise InputError(f"no capacity result in {out.path} for these variants and budgets to check")
+    rows = [c.to_json() for c in checks]
+    click.echo("".join(json.dumps(r) + "\n" for r in rows) if as_json else check_markdown(rows), nl=False)
+    if not all(c.held for c in checks):
+        sys.exit(1)

@@ -91,6 +91,7 @@ def measure(
     argv: Sequence[str],
     *,
     timeout: float | None = None,
+    ready_by: float | None = None,
     interval: float = 0.05,
     cgroup: str = "auto",
     cgroup_root: Path | None = None,
@@ -102,6 +103,9 @@ def measure(
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
     timeout: seconds after which the whole tree is killed (timed_out=True).
+    ready_by: seconds by which `ready N` must have come, else the tree is killed then (timed_out=True,
+    ready_deadline_s set): a capacity probe whose tasks were not all alive within its sleep can no
+    longer be valid, and near a memory cap such a run may thrash until the timeout.
     interval: seconds between samples of the tree (the timeline's resolution).
     cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
     memory_cap: bytes the run's cgroup may use (swap excluded where possible), so that a run that
@@ -173,6 +177,7 @@ def measure(
     cg_best = -1
     cg_breakdown: dict[str, int] = {}
     timed_out = False
+    deadline: float | None = None
     interrupted = False
 
     def sample(t0: float) -> None:
@@ -233,6 +238,9 @@ def measure(
                 sample(t0)
                 if timeout is not None and time.monotonic() - t0 > timeout:
                     timed_out = True
+                    break
+                if ready_by is not None and "n" not in ready and time.monotonic() - t0 > ready_by:
+                    timed_out, deadline = True, ready_by
                     break
                 report.exited.wait(interval)
     except KeyboardInterrupt:
@@ -303,6 +311,7 @@ def measure(
         exit_code=exit_code,
         signal=sig,
         timed_out=timed_out,
+        ready_deadline_s=deadline,
         interrupted=interrupted,
         error=error,
         wall_s=round(t_exit - t_fork, 6),

@@ -78,6 +78,9 @@ class RunResult:
     interval_s: float = 0.05
     samples: int = 0
     timeline: list[Sample] = field(default_factory=list)
+    # Set when the run was stopped at this many seconds because `ready N` had not come by then
+    # (measure's ready_by): it could no longer be valid. timed_out is True as well.
+    ready_deadline_s: float | None = None
 
     @property
     def ok(self) -> bool:

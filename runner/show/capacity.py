@@ -10,8 +10,10 @@ from runner.units import size
 LEGEND = (
     "max N = the largest N whose run was valid (exit 0, `ready N` before the sleep ran out, nothing "
     "OOM-killed) inside a memory cgroup capped at the budget, swap excluded; found by bisection to "
-    "within 2 % (the first failing N is the next one tried). tasks/MiB = max N / budget. The cap "
-    "counts everything the cgroup is charged: heap, stacks, kernel memory of threads, page cache."
+    "within 2 % (the first failing N is the next one tried). Each probe sleeps 1.5 x the spawn time "
+    "expected (at least 2 s; a probe whose tasks were not all alive in time is re-run once with a "
+    "longer sleep), so a capacity holds for tasks that live that long. tasks/MiB = max N / budget. "
+    "The cap counts everything the cgroup is charged: heap, stacks, kernel memory of threads, page cache."
 )
 
 
@@ -45,6 +47,24 @@ def capacity_markdown(results: list[dict[str, Any]]) -> str:
             f"| {v} | " + " | ".join(_cell(last[(v, b)]) if (v, b) in last else "—" for b in budgets) + " |"
         )
     return "\n".join(lines) + "\n\n" + LEGEND + "\n"
+
+
+def check_markdown(checks: list[dict[str, Any]]) -> str:
+    """`memrun capacity --check`: each stored boundary re-run, and whether it held."""
+    lines = [
+        "| variant | budget | max N again | 1.05 x max N | sleep | boundary |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in checks:
+        again = "valid" if c["valid_again"] else "**not valid**"
+        above = f"failed ({c['above_code']})" if c["above_failed"] else "**valid**"
+        sleep = f"{c['sleep_s']:g} s" if c.get("sleep_s") is not None else "predicted"
+        lines.append(
+            f"| {c['variant']} | {budget_label(c['budget_bytes'])} | {c['max_n']:,}: {again} | "
+            f"{c['above_n']:,}: {above} | {sleep} | {'holds' if c['held'] else '**does not hold**'} |"
+        )
+    held = sum(c["held"] for c in checks)
+    return "\n".join(lines) + f"\n\n{held} of {len(checks)} boundaries hold.\n"
 
 
 def capacity_json_lines(results: list[dict[str, Any]]) -> str:

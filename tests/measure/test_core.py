@@ -139,6 +139,21 @@ def test_ready_line_is_timed():
     assert r.stdout_other == 0
 
 
+def test_ready_by_stops_a_run_that_is_not_ready_in_time():
+    mark = marker()
+    late = f"import time; time.sleep(30); print('ready 1', flush=True)  # {mark}"
+    r = measure([sys.executable, "-c", late], ready_by=1.0, timeout=60)
+    assert r.timed_out and r.ready_deadline_s == 1.0 and r.ready_n is None
+    assert 1.0 <= r.wall_s < 4
+    assert processes_with(mark) == []
+
+
+def test_ready_by_leaves_a_run_that_was_ready_alone():
+    code = "import time; time.sleep(0.3); print('ready 7', flush=True); time.sleep(1.5)"
+    r = measure([sys.executable, "-c", code], ready_by=1.0, timeout=60)
+    assert r.ok and r.ready_deadline_s is None and r.ready_n == 7 and r.wall_s > 1.5
+
+
 def test_timeline_tracks_memory_and_threads():
     r = measure(probe("alloc.py", 64, 1), interval=0.02)
     assert r.samples == len(r.timeline) >= 10
