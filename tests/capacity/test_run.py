@@ -1,4 +1,4 @@
-"""runner.capacity: the search, and real searches on the fake task program of known per-task cost
+"""memrun capacity: real searches on the fake task program of known per-task cost
 (it holds N KiB), under real capped cgroups, through the real CLI."""
 
 from __future__ import annotations
@@ -10,51 +10,11 @@ import time
 
 import pytest
 
-from runner.capacity import TOLERANCE, search, spawn_estimate
 from runner.measure import cgroups
 from tests.conftest import processes_with, require
 from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
 
 FAKE = str(FIXTURE_TASKS / "fake" / "fake.py")
-
-
-def _oracle(boundary: int):  # type: ignore[no-untyped-def]
-    tried: list[int] = []
-
-    def probe(n: int) -> bool:
-        tried.append(n)
-        return n <= boundary
-
-    return probe, tried
-
-
-@pytest.mark.parametrize("boundary", [1, 7, 999, 60_000, 2_345_678])
-@pytest.mark.parametrize("guess", [0.5, 0.97, 1.0, 1.04, 3.0])
-def test_search_brackets_then_bisects_to_within_two_percent(boundary, guess):
-    probe, tried = _oracle(boundary)
-    lo, hi = search(probe, max(1, int(boundary * guess)))
-    assert lo == max(n for n in tried if n <= boundary)
-    assert hi is not None and hi > boundary >= lo
-    assert hi - lo <= max(1, TOLERANCE * hi)
-    assert len(set(tried)) == len(tried), "no N is run twice"
-    if 0.95 <= guess <= 1.05 and boundary >= 1000:
-        assert len(tried) <= 6, tried  # a good prediction costs few runs
-
-
-def test_search_when_nothing_fits():
-    probe, tried = _oracle(0)
-    assert search(probe, 5000) == (0, 1)
-    assert tried[-1] == 1
-
-
-def test_spawn_estimate_interpolates_between_measured_n():
-    points = [(1, 0.1), (10_000, 0.2), (1_000_000, 10.1)]
-    assert spawn_estimate(points, 1) == 0.1
-    assert spawn_estimate(points, 5_000) == pytest.approx(0.15, abs=0.001)  # not 1M's 10 s
-    assert spawn_estimate(points, 505_000) == pytest.approx(5.15, abs=0.01)
-    assert spawn_estimate(points, 2_000_000) == pytest.approx(20.1, abs=0.01)  # last slope onwards
-    assert spawn_estimate([(1, 0.3)], 50_000) == 0.3  # one point: no rate to extrapolate
-    assert spawn_estimate([], 10) is None
 
 
 def _capacity(tmp_path, *args: str, **kw):  # type: ignore[no-untyped-def]

@@ -1,0 +1,30 @@
+"""`memrun capacity`: the largest N whose run is valid under a memory cgroup capped at a budget.
+
+Peak memory at a fixed N is what the 2023 article measured; sizing a service asks the inverse.
+It is not a division: GC runtimes size their heaps from the cgroup limit, OS threads cost kernel
+memory that RSS never shows but the cgroup charges, and some runtimes fail cleanly at a limit while
+others are OOM-killed. So it is searched for, with real runs under the real cap: a prediction from
+stored sweeps (or two calibration runs), a bracket around it, then bisection to within 2 % of N.
+
+Every probe is a run record (kind "capacity-probe", memory_cap = the budget) in the same store as
+sweeps; each (variant, budget) result is a line of capacity.jsonl. A search is deterministic given
+its probes' outcomes, so --resume replays the stored probes and runs only what is missing.
+"""
+
+from runner.capacity.check import BoundaryCheck, run_checks
+from runner.capacity.probes import CapacityOptions, CapacityProgress
+from runner.capacity.run import CapacityResult, run_capacity
+from runner.capacity.search import TOLERANCE, search
+from runner.capacity.timing import spawn_estimate
+
+__all__ = [
+    "TOLERANCE",
+    "BoundaryCheck",
+    "CapacityOptions",
+    "CapacityProgress",
+    "CapacityResult",
+    "run_capacity",
+    "run_checks",
+    "search",
+    "spawn_estimate",
+]

@@ -1,0 +1,118 @@
+"""Capacity probes: runs under the cap, stored the moment they end, re-run once when their
+predicted sleep proved too short."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from runner import tasks
+from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
+from runner.execute import execute
+from runner.results import ResultsDir, RunRecord
+
+if TYPE_CHECKING:
+    from runner.capacity.run import CapacityResult
+
+
+@dataclass
+class CapacityOptions:
+    variants: list[tasks.Variant]
+    budgets: list[int]
+    out: ResultsDir
+    history: list[RunRecord] = field(default_factory=list)  # stored sweeps that predict
+    resume: bool = False
+    interval: float = 0.05
+    raise_limits: bool = False
+
+
+@dataclass
+class CapacityProgress:
+    """Callbacks the CLI uses; the search itself prints nothing."""
+
+    on_probe: Callable[[str, int, RunRecord, bool], None] = lambda variant, budget, record, ok: None
+    on_result: Callable[[CapacityResult, int, int], None] = lambda result, i, total: None
+    log: Callable[[str], None] = lambda line: None
+
+
+RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep
+
+
+def too_short(record: RunRecord) -> bool:
+    """A first probe whose tasks were not all alive within its (predicted) sleep."""
+    return (
+        record.code == "spawn-outlasted-sleep"
+        and not (record.sleep_requested or "").startswith(RETRY)
+        and record.sleep_s is not None
+        and record.sleep_s < MAX_SLEEP
+    )
+
+
+def probe_valid(record: RunRecord) -> bool:
+    """Valid under the budget: `ready N` in time and exit 0, and nothing in the tree OOM-killed."""
+    oom = record.result.cgroup_oom_kills if record.result else None
+    return record.verdict == "valid" and not oom
+
+
+def stored_probes(out: ResultsDir) -> dict[tuple[str, int, int], RunRecord]:
+    """(variant, budget, N) -> the last stored probe: what --resume replays instead of running."""
+    found = {}
+    for row in out.existing_rows():
+        r = RunRecord.from_json(row)
+        if r.kind == "capacity-probe" and r.memory_cap is not None:
+            found[(r.variant, r.memory_cap, r.n)] = r
+    return found
+
+
+@dataclass
+class Prober:
+    """Runs probes of one (variant, budget) under the cap, stores each the moment it ends, and
+    re-runs once with a longer sleep a probe whose predicted sleep was too short."""
+
+    variant: tasks.Variant
+    budget: int
+    opts: CapacityOptions
+    identity: dict[str, Any]
+    progress: CapacityProgress
+    stored: dict[tuple[str, int, int], RunRecord] = field(default_factory=dict)  # --resume
+    kind: str = "capacity-probe"
+    probes: list[RunRecord] = field(default_factory=list)
+
+    def run(self, n: int, sleep: float, how: str) -> RunRecord:
+        ex = execute(
+            self.variant,
+            n,
+            sleep,
+            timeout=probe_timeout(sleep),
+            ready_by=sleep,
+            memory_cap=self.budget,
+            interval=self.opts.interval,
+        )
+        record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
+        self.opts.out.add_run(record, ex.timeline())
+        self.probes.append(record)
+        return record
+
+    def __call__(self, n: int, sleep: float | None = None) -> RunRecord:
+        record = self.stored.get((self.variant.name, self.budget, n))
+        if record is not None:
+            self.probes.append(record)
+        else:
+            if sleep is None:
+                # Spawn times of the sweeps and of this search's probes; earlier searches and
+                # checks ran under other caps and sleeps.
+                swept = [r for r in self.opts.history if r.kind == "sweep"]
+                sleep = sleep_for(swept + self.probes, self.variant.name, n)
+            record = self.run(n, sleep, "capacity")
+        if too_short(record):
+            # The sleep was predicted, and spawning near a cap is slower than the sweep saw:
+            # a late probe says nothing about memory, so it is run once more with a longer sleep.
+            ready = record.result.ready_s if record.result else None
+            longer = rounded_sleep(max(2 * (record.sleep_s or 0.0), SPAWN_MARGIN * (ready or 0.0)))
+            record = self.run(n, longer, RETRY)
+        self.progress.on_probe(self.variant.name, self.budget, record, probe_valid(record))
+        return record
+
+    def valid(self, n: int) -> bool:
+        return probe_valid(self(n))

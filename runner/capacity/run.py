@@ -1,0 +1,174 @@
+"""`memrun capacity`: the largest N whose run is valid under a memory cgroup capped at a budget.
+
+Peak memory at a fixed N is what the 2023 article measured; sizing a service asks the inverse.
+It is not a division: GC runtimes size their heaps from the cgroup limit, OS threads cost kernel
+memory that RSS never shows but the cgroup charges, and some runtimes fail cleanly at a limit while
+others are OOM-killed. So it is searched for, with real runs under the real cap: a prediction from
+stored sweeps (or two calibration runs), a bracket around it, then bisection to within 2 % of N.
+
+Every probe is a run record (kind "capacity-probe", memory_cap = the budget) in the same store as
+sweeps; each (variant, budget) result is a line of capacity.jsonl. A search is deterministic given
+its probes' outcomes, so --resume replays the stored probes and runs only what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from runner import tasks
+from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid, stored_probes
+from runner.capacity.search import search
+from runner.execute import context
+from runner.limits import read_limits
+from runner.limits.host import THREAD_FLOOR_BYTES
+from runner.limits.predict import thread_capacities
+from runner.limits.raising import raised_limits
+from runner.results import ResultsDir, RunRecord, cost
+from runner.signals import sigterm_raises
+
+CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
+THREAD_LIMIT_MARGIN = 0.98  # start thread variants just below the kernel limit they would hit
+
+
+@dataclass
+class CapacityResult:
+    """One (variant, budget): the largest valid N, the first failing N and why it failed."""
+
+    variant: str
+    budget_bytes: int
+    max_n: int  # 0: not even one task fits
+    first_failing_n: int | None  # None: nothing failed up to the search's ceiling
+    stopped_by: str | None  # the first failing probe's verdict code
+    stopped_reason: str | None
+    probes: int
+    predicted_n: int | None
+    prediction: str  # how the search started
+    capacity_id: str = ""
+    finished_at: str = ""
+    probe_ids: list[str] = field(default_factory=list)
+    # The sleep of the valid probe at max_n: how long the N tasks were asked to stay alive. A
+    # capacity holds for tasks that live that long; some runtimes grow as timers fire.
+    sleep_s: float | None = None
+
+    @property
+    def tasks_per_mib(self) -> float:
+        return self.max_n / (self.budget_bytes / (1 << 20))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _finished(out: ResultsDir) -> set[tuple[str, int]]:
+    return {(r["variant"], int(r["budget_bytes"])) for r in out.existing_capacity()}
+
+
+def _start(variant: tasks.Variant, budget: int, prober: Prober) -> tuple[int, str]:
+    """Where the search starts, and how that was predicted."""
+    fit = cost.line(prober.opts.history, variant.name)
+    if fit is None:  # calibrate: a baseline and a slope from two small runs under the same cap
+        for n in CALIBRATION_N:
+            prober(n)
+        fit = cost.line(_as_sweep(prober.probes), variant.name)
+    if fit is not None:
+        start, how = fit.solve(budget), f"from {fit.how}"
+    else:
+        start, how = CALIBRATION_N[0], "no valid run to predict from: searched up from N=1"
+    if threads := variant.per_task.get("threads"):
+        # An OS thread costs at least its kernel memory, and no more threads start than the
+        # kernel limits allow (as raised, with --raise-limits): start just below the lowest.
+        start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
+        allowed = thread_capacities(variant.per_task, read_limits())
+        if allowed:
+            lowest = min(capacity for capacity, _ in allowed.values())
+            start = min(start, max(1, int(THREAD_LIMIT_MARGIN * lowest / threads)))
+    return start, how
+
+
+def _one(
+    variant: tasks.Variant,
+    budget: int,
+    opts: CapacityOptions,
+    stored: dict[tuple[str, int, int], RunRecord],
+    identity: dict[str, Any],
+    progress: CapacityProgress,
+) -> CapacityResult:
+    """Search one (variant, budget); each probe is stored the moment it ends."""
+    prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
+    start, how = _start(variant, budget, prober)
+    lo, hi = search(prober.valid, start)
+    probes = prober.probes
+    failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
+    passing = next((r for r in reversed(probes) if r.n == lo and probe_valid(r)), None)
+    stopped_by = stopped_reason = None
+    if failing is not None and failing.verdict == "valid":  # valid but for an OOM kill in its tree
+        stopped_by, stopped_reason = "out-of-memory", "a process of the run was OOM-killed at the cap"
+    elif failing is not None:
+        stopped_by, stopped_reason = failing.code, failing.reason
+    return CapacityResult(
+        variant=variant.name,
+        budget_bytes=budget,
+        max_n=lo,
+        first_failing_n=hi,
+        stopped_by=stopped_by,
+        stopped_reason=stopped_reason,
+        probes=len(probes),
+        predicted_n=start,
+        prediction=how,
+        capacity_id=identity["sweep_id"],
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        probe_ids=[r.run_id or "" for r in probes],
+        sleep_s=passing.sleep_s if passing is not None else None,
+    )
+
+
+def _as_sweep(records: list[RunRecord]) -> list[RunRecord]:
+    """Calibration probes read as sweep runs, so the same line fitting applies to them."""
+    return [r.replace(kind="sweep") for r in records]
+
+
+Identity = Callable[[tasks.Variant], dict[str, Any]]
+
+
+@contextlib.contextmanager
+def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: bool) -> Iterator[Identity]:
+    """The frame of a capacity search or check: its start and end records (machine, limits,
+    versions), SIGTERM as an interrupt, and the kernel limits raised for thread variants when
+    asked (and busy, i.e. something will run). Yields the identity each probe record carries."""
+    session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
+    versions, meta = context(opts.variants)
+    start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": meta["host"]}
+    opts.out.add_sweep({**start, "budgets": opts.budgets})
+    threads = [v.per_task for v in opts.variants if v.per_task.get("threads")]
+    limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if opts.raise_limits and threads and busy:
+        # No more threads can fit than the budget holds of their kernel memory alone.
+        limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
+    with sigterm_raises(), limit_ctx:
+        yield lambda variant: {
+            "sweep_id": session_id,
+            "versions": versions.get(variant.name, {}),
+            "label": meta["host"],
+        }
+    opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
+
+
+def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
+    """Every (variant, budget) not finished yet; returns the results of this call."""
+    done = _finished(opts.out) if opts.resume else set()
+    stored = stored_probes(opts.out)
+    todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
+    if opts.resume:
+        progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
+    results = []
+    with session(opts, progress, "capacity", busy=bool(todo)) as identity:
+        for i, (variant, budget) in enumerate(todo, 1):
+            result = _one(variant, budget, opts, stored, identity(variant), progress)
+            opts.out.add_capacity(result.to_json())
+            results.append(result)
+            progress.on_result(result, i, len(todo))
+    return results
