@@ -14,6 +14,7 @@ threads that end hide new ones. Nothing here names a runtime.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -48,6 +49,7 @@ class Diagnosis:
     late_rate: float | None = None  # and late
     kernel_share: float | None = None  # system CPU / all CPU over the slow part (or the whole run)
     cpu_busy: float | None = None  # CPUs busy on average over the slow part
+    cause: str | None = None  # what the slowdown is put down to ("futex-hash"), when known
 
 
 def rounded(value: float) -> str:
@@ -212,7 +214,28 @@ def diagnose(
                 f"nothing new for {until - when:.1f} s, below every limit read here"
             )
             return Diagnosis("plateau", text, level, when)
-    return _slowdown(creating, points, start, end, user_s, sys_s)
+    slow = _slowdown(creating, points, start, end, user_s, sys_s)
+    return _with_futex_hash(slow, limits) if slow is not None else None
+
+
+KERNEL_BOUND = 0.5  # a slowdown with at least this share of CPU in the kernel is the kernel's doing
+
+
+def _with_futex_hash(slow: Diagnosis, limits: Limits) -> Diagnosis:
+    """A kernel-bound slowdown on a kernel whose per-process futex hash is small: name it, since
+    every thread parked in a futex wait lengthens the chains each wake walks (limits.host)."""
+    buckets = limits.get("futex_hash_buckets")
+    if not isinstance(buckets, int) or slow.kernel_share is None or slow.kernel_share < KERNEL_BOUND:
+        return slow
+    per_bucket = slow.threads // buckets
+    if per_bucket < MIN_RISE:
+        return slow
+    text = (
+        f"{slow.text}: the kernel gives each process a futex hash of {buckets} buckets, so with "
+        f"{short_count(slow.threads)} threads parked in futex waits every wake walks ~{per_bucket:,} "
+        "of them (prctl PR_FUTEX_HASH in the process enlarges it)"
+    )
+    return dataclasses.replace(slow, text=text, cause="futex-hash")
 
 
 def diagnose_run(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runner import hostinfo, tasks, verdict
-from runner.limits import read_limits
+from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.results import RunRecord
 
@@ -72,11 +72,17 @@ def execute(
     timeout: float | None = None,
     ready_by: float | None = None,
     memory_cap: int | None = None,
+    futex_hash: int | None = None,
     interval: float = 0.05,
     on_sample: Callable[[Sample], None] | None = None,
 ) -> Execution:
-    """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run."""
+    """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run.
+
+    futex_hash: buckets of the futex hash every process of the run asks for (limits.futex).
+    """
     argv, env, reasons = tasks.run_command(variant, n, sleep)
+    if futex_hash is not None:
+        env, reasons = {**env, **futex.environment(futex_hash)}, [*reasons, futex.reason(futex_hash)]
     timeout = timeout if timeout is not None else default_timeout(sleep)
     result = measure(
         argv,

@@ -69,3 +69,17 @@ def resolve_memory_cap(value: int | str) -> int | None:
 
         return default_memory_cap()
     return int(value)
+
+
+FUTEX_HASH_OPTION = click.option(
+    "--futex-hash",
+    "futex_hash",
+    type=int,
+    default=None,
+    metavar="SLOTS",
+    help="(Linux 6.16+) Every process of a run asks the kernel for a futex hash of SLOTS buckets "
+    "(a power of two, e.g. 131072) instead of the default sized from the CPUs (16 on 2 CPUs), "
+    "which makes each start of a thread slower the more threads sleep in futex waits. Recorded "
+    "with each run; the default label gains '+futex-hash-SLOTS', so such runs are never pooled "
+    "with plain ones.",
+)

@@ -56,6 +56,7 @@ class SweepOptions:
     interval: float = 0.05
     raise_limits: bool = False
     memory_cap: int | None = None  # bytes each run's cgroup may use (None: uncapped)
+    futex_hash: int | None = None  # --futex-hash: buckets every process of a run asks for
     label: str | None = None  # stored in every run; None: the sweep's label is its host name
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
@@ -225,6 +226,7 @@ def _run_cell(
             sleep,
             timeout=opts.timeout,
             memory_cap=opts.memory_cap,
+            futex_hash=opts.futex_hash,
             interval=opts.interval,
             on_sample=lambda s: p.on_sample(cell, s),
         )

@@ -350,7 +350,12 @@ def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
     )
     if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
         return judged
-    return replace(judged, reason=f"{judged.reason}; {found.text}")
+    remedy = judged.remedy
+    if found.cause == "futex-hash":  # limits.futex: a table with a bucket per thread, or more
+        threads = run.n * int(run.per_task.get("threads", 1) or 1)
+        slots = 1 << max(1, (threads - 1).bit_length())
+        remedy = f"--futex-hash {slots}" + (f", and {remedy}" if remedy else "")
+    return replace(judged, reason=f"{judged.reason}; {found.text}", remedy=remedy)
 
 
 RULES: list[Callable[[_Run], Verdict | None]] = [

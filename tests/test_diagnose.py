@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from runner import verdict
 from runner.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
 from runner.measure import Sample, measure
@@ -77,6 +79,24 @@ def test_creation_that_collapses_is_a_slowdown_with_the_kernel_share():
     assert d is not None and d.kind == "slowdown"
     assert d.text == "thread creation fell from 3,000/s to 150/s past 15k threads; 88 % of CPU in the kernel"
     assert d.cpu_busy is not None and abs(d.cpu_busy - 2.0) < 0.05
+
+
+@pytest.mark.parametrize("sys_per_s, named", [(1.76, True), (0.2, False)])
+def test_a_kernel_bound_slowdown_names_a_small_futex_hash(sys_per_s, named):
+    def threads(t: float) -> float:
+        return 10 + (3000 * t if t <= 5 else 15_000 + 150 * (t - 5))
+
+    tl = timeline(threads, 30.0, step=0.1, user_per_s=0.24, sys_per_s=sys_per_s)
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits={**HERE, "futex_hash_buckets": 16})
+    assert d is not None and d.kind == "slowdown"
+    if named:  # 15k threads in 16 buckets
+        assert (
+            d.cause == "futex-hash"
+            and "futex hash of 16 buckets" in d.text
+            and f"~{d.threads // 16:,} of them" in d.text
+        )
+    else:  # the time went to user code: the kernel's tables are not the story
+        assert d.cause is None and "futex" not in d.text
 
 
 def test_slowdown_from_an_old_timeline_uses_the_whole_runs_cpu():

@@ -25,6 +25,7 @@ class CapacityOptions:
     resume: bool = False
     interval: float = 0.05
     raise_limits: bool = False
+    futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
 
 
 @dataclass
@@ -87,6 +88,7 @@ class Prober:
             timeout=probe_timeout(sleep),
             ready_by=sleep,
             memory_cap=self.budget,
+            futex_hash=self.opts.futex_hash,
             interval=self.opts.interval,
         )
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)

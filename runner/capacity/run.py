@@ -24,7 +24,7 @@ from runner import tasks
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid, stored_probes
 from runner.capacity.search import search
 from runner.execute import context
-from runner.limits import read_limits
+from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import thread_capacities
 from runner.limits.raising import raised_limits
@@ -141,7 +141,8 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     asked (and busy, i.e. something will run). Yields the identity each probe record carries."""
     session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     versions, meta = context(opts.variants)
-    start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": meta["host"]}
+    label = futex.label(meta["host"], opts.futex_hash)
+    start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     opts.out.add_sweep({**start, "budgets": opts.budgets})
     threads = [v.per_task for v in opts.variants if v.per_task.get("threads")]
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
@@ -152,7 +153,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
         yield lambda variant: {
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),
-            "label": meta["host"],
+            "label": label,
         }
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 

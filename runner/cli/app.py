@@ -79,6 +79,20 @@ def machine(wait: bool) -> Iterator[None]:
         raise InputError(str(e)) from None
 
 
+def check_futex_hash(slots: int | None) -> None:
+    """--futex-hash checked before anything runs: a bad size, a kernel without a per-process futex
+    hash, or no C compiler for the preload is one line and exit 2."""
+    if slots is None:
+        return
+    from runner.limits import futex
+    from runner.measure.launcher import LauncherError
+
+    try:
+        futex.environment(slots)
+    except (futex.FutexHashError, LauncherError) as e:
+        raise InputError(str(e)) from None
+
+
 def check_raise_limits(raise_limits: bool) -> None:
     """--raise-limits writes /proc/sys: refuse it up front, before minutes of building, unless root."""
     if raise_limits and os.geteuid() != 0:

@@ -8,8 +8,16 @@ from pathlib import Path
 import click
 
 from runner import tasks
-from runner.cli.app import InputError, check_raise_limits, err, machine, main, select_variants
-from runner.options import INTERVAL_OPTION
+from runner.cli.app import (
+    InputError,
+    check_futex_hash,
+    check_raise_limits,
+    err,
+    machine,
+    main,
+    select_variants,
+)
+from runner.options import FUTEX_HASH_OPTION, INTERVAL_OPTION
 from runner.results import ResultsDir, ResultsError, load_records
 
 
@@ -49,6 +57,7 @@ from runner.results import ResultsDir, ResultsError, load_records
 @INTERVAL_OPTION
 @click.option("--raise-limits", is_flag=True, help="(root) Raise thread limits for thread-per-task variants.")
 @click.option("--wait", is_flag=True, help="Wait for another measurement to finish instead of exiting 2.")
+@FUTEX_HASH_OPTION
 def capacity(
     budgets_text: str,
     variant_names: tuple[str, ...],
@@ -60,6 +69,7 @@ def capacity(
     interval: float,
     raise_limits: bool,
     wait: bool,
+    futex_hash: int | None,
 ) -> None:
     """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
     the budget (swap excluded), found by real runs: a prediction from stored sweeps, a bracket,
@@ -73,6 +83,7 @@ def capacity(
 
     budgets = _budgets(budgets_text)
     check_raise_limits(raise_limits)
+    check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
     try:
         out.check_writable()
@@ -88,6 +99,7 @@ def capacity(
         resume=resume,
         interval=interval / 1000.0,
         raise_limits=raise_limits,
+        futex_hash=futex_hash,
     )
     with machine(wait):
         failed = tasks.build_all([v for v in opts.variants if tasks.readiness(v).usable], log=err)

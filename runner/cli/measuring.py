@@ -8,10 +8,25 @@ import sys
 
 import click
 
-from runner.cli.app import InputError, check_raise_limits, err, machine, main, select_variants
+from runner.cli.app import (
+    InputError,
+    check_futex_hash,
+    check_raise_limits,
+    err,
+    machine,
+    main,
+    select_variants,
+)
 from runner.inputs import SleepSpec, parse_n_list
+from runner.limits import futex
 from runner.measure.launcher import LauncherError
-from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
+from runner.options import (
+    FUTEX_HASH_OPTION,
+    INTERVAL_OPTION,
+    MEMORY_CAP_OPTION,
+    resolve_memory_cap,
+    timeout_option,
+)
 from runner.results import ResultsDir, ResultsError, ResultsWriteError
 
 
@@ -128,6 +143,7 @@ def measure(
     help="(root) Raise kernel.pid_max, threads-max, vm.max_map_count and RLIMIT_NPROC to "
     "what the largest N needs; every value is put back afterwards.",
 )
+@FUTEX_HASH_OPTION
 def sweep(
     n_list: str,
     variant_names: tuple[str, ...],
@@ -141,6 +157,7 @@ def sweep(
     memory_cap: int | str,
     wait: bool,
     raise_limits: bool,
+    futex_hash: int | None,
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
 
@@ -161,6 +178,7 @@ def sweep(
     if label is not None and not label.strip():
         raise InputError("--label must not be empty")
     check_raise_limits(raise_limits)
+    check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
     opts = sweeping.SweepOptions(
         variants=select_variants(variant_names),
@@ -173,7 +191,8 @@ def sweep(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         memory_cap=resolve_memory_cap(memory_cap),
-        label=label.strip() if label else socket.gethostname(),
+        futex_hash=futex_hash,
+        label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
     )
     with machine(wait):
         _sweep(opts, out)

@@ -97,6 +97,41 @@ def _threads_now() -> int | None:
         return None
 
 
+FUTEX_HASH_MIN_BUCKETS = 16
+
+
+def _kernel_config(option: str) -> str | None:
+    """A CONFIG_ option of the running kernel ("y", "m", a number), from /proc/config.gz or
+    /boot/config-RELEASE; None when neither is readable or the option is not set."""
+    import gzip
+
+    release = os.uname().release
+    for path, opener in ((Path("/proc/config.gz"), gzip.open), (Path(f"/boot/config-{release}"), open)):
+        with contextlib.suppress(OSError, EOFError), opener(path, "rt") as f:  # type: ignore[operator]
+            for line in f:
+                if line.startswith(option + "="):
+                    return line.split("=", 1)[1].strip()
+            return None
+    return None
+
+
+def futex_hash_buckets() -> int | None:
+    """Buckets of the futex hash table a multi-threaded process gets by default, or None when the
+    kernel has no per-process table (one global table, 256 buckets per CPU) or says nothing.
+
+    Why it matters: Linux 6.16+ built with CONFIG_FUTEX_PRIVATE_HASH gives each process its own
+    table of roundup_pow_of_two(4 x min(threads, online CPUs)) buckets, at least 16, and does not
+    grow it with the threads. Every thread parked in a futex wait (a condition variable, a JVM
+    sleep) sits in one bucket's chain, and every wake walks a chain: on 2 CPUs, 16 buckets, so
+    with 20k waiting threads each wake walks ~1,250 of them and starting threads gets quadratic.
+    The program itself can enlarge it (prctl PR_FUTEX_HASH); no sysctl does.
+    """
+    if _kernel_config("CONFIG_FUTEX_PRIVATE_HASH") != "y":
+        return None
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+    return max(FUTEX_HASH_MIN_BUCKETS, 1 << (4 * cpus - 1).bit_length())
+
+
 def _nproc_enforced() -> int:
     """0 for root in the initial user namespace: the kernel does not apply RLIMIT_NPROC to it.
 
@@ -155,8 +190,9 @@ def read_limits() -> Limits:
     Keys: pid_max, threads_max, max_map_count, overcommit_memory, nproc_soft, nproc_hard,
     nproc_enforced (0 = root, exempt), stack_soft, as_soft (bytes or "unlimited"), pids_max
     ("max" = none), pids_cgroup, mem_cgroup_max, mem_total, mem_available, commit_limit,
-    committed_as (bytes), threads_now. A value that cannot be read is None, never an exception:
-    the table and the verdicts must still come out on a machine that hides some of these.
+    committed_as (bytes), threads_now, futex_hash_buckets (per process). A value that cannot be
+    read is None, never an exception: the table and the verdicts must still come out on a machine
+    that hides some of these.
     """
     limits: Limits = {key: _read_int(PROC_SYS / rel) for key, rel in SYSCTLS.items()}
     limits["nproc_soft"], limits["nproc_hard"] = _rlimit(resource.RLIMIT_NPROC)
@@ -171,6 +207,7 @@ def read_limits() -> Limits:
     limits["commit_limit"] = mem.get("CommitLimit")
     limits["committed_as"] = mem.get("Committed_AS")
     limits["threads_now"] = _threads_now()
+    limits["futex_hash_buckets"] = futex_hash_buckets()
     return limits
 
 

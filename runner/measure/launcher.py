@@ -26,17 +26,24 @@ def launcher_path() -> Path:
 
 def ensure_launcher() -> Path:
     """Return the launcher binary, (re)building it when missing or older than its source."""
-    target = launcher_path()
-    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
+    return compiled(SOURCE, launcher_path(), what="the launcher")
+
+
+def compiled(source: Path, target: Path, *, what: str, flags: tuple[str, ...] = ()) -> Path:
+    """target built from the C file source with the system's compiler, rebuilt when missing or
+    older than its source; written atomically, so two memruns never see half a binary."""
+    if target.exists() and target.stat().st_mtime >= source.stat().st_mtime:
         return target
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc:
-        raise LauncherError("no C compiler found to build the launcher: apt-get install -y gcc")
+        raise LauncherError(f"no C compiler found to build {what}: apt-get install -y gcc")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}")
-    proc = subprocess.run([cc, "-O2", "-Wall", "-o", str(tmp), str(SOURCE)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [cc, "-O2", "-Wall", *flags, "-o", str(tmp), str(source)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
-        raise LauncherError(f"building the launcher failed:\n{proc.stderr.strip()}")
+        raise LauncherError(f"building {what} failed:\n{proc.stderr.strip()}")
     os.replace(tmp, target)
     return target

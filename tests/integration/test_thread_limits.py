@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from runner import tasks
-from runner.limits import read_limits
+from runner.limits import host, read_limits
 from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +136,24 @@ def test_java_threads_1e5_is_never_a_figure_and_ends_in_bounded_time(tmp_path, d
     # how far it got is in the timeline: thread counts over time, from /proc/PID/status
     counts = [point[2] for point in timelines(tmp_path)[row["run_id"]]]
     assert max(counts) == row["threads_max"] > 1000
+
+
+def test_java_threads_stall_on_the_futex_hash_and_a_larger_one_lifts_it(tmp_path, default_limits):
+    """20k Java platform threads: on this kernel (16 futex buckets per process) starting them took
+    ~16 s; with --futex-hash 65536 ~3 s. The plain run must say why it was slow, the other be valid."""
+    require(host.futex_hash_buckets() is not None, "a kernel with a per-process futex hash (Linux 6.16+)")
+    args = ("-r", "java-threads", "--n", "20000", "--sleep", "8")
+    p, (larger,) = sweep(tmp_path / "larger", *args, "--futex-hash", "65536", timeout=200)
+    assert p.returncode == 0, p.stderr
+    assert larger["verdict"] == "valid", larger["reason"]
+    assert larger["env_extra"]["MEMRUN_FUTEX_HASH_SLOTS"] == "65536"
+    assert any(r.startswith("--futex-hash 65536") for r in larger["flag_reasons"])
+    assert larger["label"].endswith("+futex-hash-65536")
+    p, (plain,) = sweep(tmp_path / "plain", *args, timeout=200)
+    assert p.returncode == 0, p.stderr
+    assert "MEMRUN_FUTEX_HASH_SLOTS" not in plain["env_extra"]
+    if plain["verdict"] != "valid":  # the stall: its reason names the futex hash, from the timeline
+        assert f"futex hash of {host.futex_hash_buckets()} buckets" in plain["reason"], plain["reason"]
+        assert plain["remedy"].startswith("--futex-hash 32768"), plain["remedy"]
+    slower = plain["ready_s"] is None or plain["ready_s"] > larger["ready_s"]
+    assert slower, (plain["ready_s"], larger["ready_s"])

@@ -1,0 +1,73 @@
+"""`--futex-hash SLOTS`: a larger per-process futex hash for every process of a run.
+
+Linux 6.16+ sizes each process's futex hash from the online CPUs (limits.host.futex_hash_buckets:
+16 buckets on 2 CPUs) and never grows it, so a run whose threads sleep in futex waits spends its
+thread starts walking ever longer chains in the kernel (Java platform threads at 20k: 15.9 s to
+`ready` instead of 3.0 s). The only knob is prctl(PR_FUTEX_HASH) from inside the process, so memrun
+preloads a constructor that makes the call (futexhash.c) into every process of the run. Opt-in,
+applied to whichever variants run, and recorded in each run (its environment and a flag reason).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+
+from runner.measure.launcher import compiled
+from runner.paths import BUILD_DIR
+
+SOURCE = Path(__file__).with_name("futexhash.c")
+SLOTS_ENV = "MEMRUN_FUTEX_HASH_SLOTS"
+PR_FUTEX_HASH, GET_SLOTS = 78, 2
+MAX_SLOTS = 1 << 24  # 16M buckets = 1 GiB of kernel memory per process: more is surely a typo
+
+
+class FutexHashError(ValueError):
+    """--futex-hash cannot be honoured: a bad size, or a kernel without PR_FUTEX_HASH."""
+
+
+def check_slots(slots: int) -> None:
+    """The kernel takes a power of two, at least 2 (0, the global hash, is not offered here)."""
+    if slots < 2 or slots > MAX_SLOTS or slots & (slots - 1):
+        raise FutexHashError(f"--futex-hash: {slots:,} is not a power of two from 2 to {MAX_SLOTS:,}")
+
+
+def kernel_slots() -> int | None:
+    """This process's futex hash size as the kernel reports it (a thread is started first: the
+    table exists once a process has a second thread), or None without PR_FUTEX_HASH."""
+    threading.Thread(target=lambda: None).start()
+    libc = ctypes.CDLL(None, use_errno=True)
+    got = libc.prctl(PR_FUTEX_HASH, GET_SLOTS, 0, 0, 0)
+    return None if got < 0 else int(got)
+
+
+def preload_path() -> Path:
+    return BUILD_DIR / "tools" / "memrun-futexhash.so"
+
+
+def environment(slots: int) -> dict[str, str]:
+    """What a run's environment gains: the preload (built on first use) and the size it sets."""
+    check_slots(slots)
+    if kernel_slots() is None:
+        raise FutexHashError(
+            f"--futex-hash: this kernel ({os.uname().release}) has no per-process futex hash to "
+            "resize (prctl PR_FUTEX_HASH, Linux 6.16+); its futex hash is not the bottleneck here"
+        )
+    lib = compiled(SOURCE, preload_path(), what="the futex-hash preload", flags=("-shared", "-fPIC"))
+    preload = " ".join(p for p in (str(lib), os.environ.get("LD_PRELOAD", "")) if p)
+    return {"LD_PRELOAD": preload, SLOTS_ENV: str(slots)}
+
+
+def reason(slots: int) -> str:
+    """The flag reason stored with each run that had it."""
+    return (
+        f"--futex-hash {slots}: every process asked the kernel for a futex hash of {slots:,} "
+        "buckets (prctl PR_FUTEX_HASH, preloaded), instead of the default sized from the CPUs"
+    )
+
+
+def label(label: str, slots: int | None) -> str:
+    """A sweep's default label with --futex-hash: its runs must never pool with plain ones."""
+    return f"{label}+futex-hash-{slots}" if slots is not None else label
