@@ -15,7 +15,7 @@ from runner.capacity.check import BoundaryCheck, run_checks
 from runner.capacity.probes import CapacityOptions, CapacityProgress
 from runner.capacity.run import CapacityResult, run_capacity
 from runner.capacity.search import TOLERANCE, search
-from runner.capacity.timing import spawn_estimate
+from runner.capacity.timing import interpolate
 
 __all__ = [
     "TOLERANCE",
@@ -23,8 +23,8 @@ __all__ = [
     "CapacityOptions",
     "CapacityProgress",
     "CapacityResult",
+    "interpolate",
     "run_capacity",
     "run_checks",
     "search",
-    "spawn_estimate",
 ]

@@ -3,13 +3,14 @@ predicted sleep proved too short."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runner import tasks
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.execute import execute
+from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
 
 if TYPE_CHECKING:
@@ -40,10 +41,32 @@ class CapacityProgress:
 RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep
 
 
-def too_short(record: RunRecord) -> bool:
-    """A first probe whose tasks were not all alive within its (predicted) sleep."""
+GROWING = 1.02  # memory or threads up by this much over the last quarter of a run: still spawning
+
+
+def still_growing(timeline: Sequence[Sample]) -> bool:
+    """Whether a run stopped at its readiness deadline was still spawning: its memory (cgroup, else
+    tree RSS) or thread count rose over the last quarter of it. A runtime that sits at its own
+    heap limit, collecting garbage (the JVM sizes its heap from the cap), is flat, and a longer
+    sleep would only make it sit there longer."""
+    if len(timeline) < 4:
+        return True  # too short to tell: give it the longer sleep
+    cut = timeline[-1].t * 0.75
+
+    def peak(points: Sequence[Sample], field: str) -> float:
+        return max((getattr(p, field) or 0 for p in points), default=0)
+
+    before, late = [p for p in timeline if p.t < cut], [p for p in timeline if p.t >= cut]
+    memory = "cgroup" if any(p.cgroup for p in timeline) else "rss"
+    return any(peak(late, f) > GROWING * peak(before, f) for f in (memory, "threads"))
+
+
+def too_short(record: RunRecord, growing: bool = True) -> bool:
+    """A first probe whose tasks were not all alive within its (predicted) sleep, while they were
+    still being spawned."""
     return (
-        record.code == "spawn-outlasted-sleep"
+        growing
+        and record.code == "spawn-outlasted-sleep"
         and not (record.sleep_requested or "").startswith(RETRY)
         and record.sleep_s is not None
         and record.sleep_s < MAX_SLEEP
@@ -69,7 +92,8 @@ def stored_probes(out: ResultsDir) -> dict[tuple[str, int, int], RunRecord]:
 @dataclass
 class Prober:
     """Runs probes of one (variant, budget) under the cap, stores each the moment it ends, and
-    re-runs once with a longer sleep a probe whose predicted sleep was too short."""
+    re-runs once with a longer sleep a probe whose predicted sleep was too short while its tasks
+    were still being spawned."""
 
     variant: tasks.Variant
     budget: int
@@ -79,13 +103,14 @@ class Prober:
     stored: dict[tuple[str, int, int], RunRecord] = field(default_factory=dict)  # --resume
     kind: str = "capacity-probe"
     probes: list[RunRecord] = field(default_factory=list)
+    flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
         ex = execute(
             self.variant,
             n,
             sleep,
-            timeout=probe_timeout(sleep),
+            timeout=probe_timeout(self._history(), self.variant.name, n, sleep),
             ready_by=sleep,
             memory_cap=self.budget,
             futex_hash=self.opts.futex_hash,
@@ -94,7 +119,14 @@ class Prober:
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
         self.opts.out.add_run(record, ex.timeline())
         self.probes.append(record)
+        if ex.result.ready_deadline_s is not None and not still_growing(ex.result.timeline):
+            self.flat.add(record.run_id or "")
         return record
+
+    def _history(self) -> list[RunRecord]:
+        """The sweeps and this search's own probes: what its sleeps and timeouts are learnt from
+        (earlier searches and checks ran under other caps and sleeps)."""
+        return [r for r in self.opts.history if r.kind == "sweep"] + self.probes
 
     def __call__(self, n: int, sleep: float | None = None) -> RunRecord:
         record = self.stored.get((self.variant.name, self.budget, n))
@@ -102,12 +134,9 @@ class Prober:
             self.probes.append(record)
         else:
             if sleep is None:
-                # Spawn times of the sweeps and of this search's probes; earlier searches and
-                # checks ran under other caps and sleeps.
-                swept = [r for r in self.opts.history if r.kind == "sweep"]
-                sleep = sleep_for(swept + self.probes, self.variant.name, n)
+                sleep = sleep_for(self._history(), self.variant.name, n)
             record = self.run(n, sleep, "capacity")
-        if too_short(record):
+        if too_short(record, growing=record.run_id not in self.flat):
             # The sleep was predicted, and spawning near a cap is slower than the sweep saw:
             # a late probe says nothing about memory, so it is run once more with a longer sleep.
             ready = record.result.ready_s if record.result else None

@@ -67,8 +67,11 @@ def _finished(out: ResultsDir) -> set[tuple[str, int]]:
     return {(r["variant"], int(r["budget_bytes"])) for r in out.existing_capacity()}
 
 
-def _start(variant: tasks.Variant, budget: int, prober: Prober) -> tuple[int, str]:
-    """Where the search starts, and how that was predicted."""
+def _start(
+    variant: tasks.Variant, budget: int, prober: Prober, below: tuple[int, int] | None
+) -> tuple[int, str]:
+    """Where the search starts, and how that was predicted. below: (budget, max N) of the largest
+    smaller budget searched for the variant."""
     fit = cost.line(prober.opts.history, variant.name)
     if fit is None:  # calibrate: a baseline and a slope from two small runs under the same cap
         for n in CALIBRATION_N:
@@ -78,6 +81,12 @@ def _start(variant: tasks.Variant, budget: int, prober: Prober) -> tuple[int, st
         start, how = fit.solve(budget), f"from {fit.how}"
     else:
         start, how = CALIBRATION_N[0], "no valid run to predict from: searched up from N=1"
+    if below is not None and below[1] > 0 and below[1] * budget // below[0] < start:
+        # A runtime that sizes its heap from the cap (the JVM: a quarter of it) fits in proportion
+        # to the budget, far below the sweep's line; the smaller budget's answer says so.
+        small, fitted = below
+        start = fitted * budget // small
+        how = f"{fitted:,} fit in {small >> 20:,} MiB, scaled to the budget (below the sweep's line)"
     if threads := variant.per_task.get("threads"):
         # An OS thread costs at least its kernel memory, and no more threads start than the
         # kernel limits allow (as raised, with --raise-limits): start just below the lowest.
@@ -96,10 +105,11 @@ def _one(
     stored: dict[tuple[str, int, int], RunRecord],
     identity: dict[str, Any],
     progress: CapacityProgress,
+    below: tuple[int, int] | None = None,
 ) -> CapacityResult:
     """Search one (variant, budget); each probe is stored the moment it ends."""
     prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
-    start, how = _start(variant, budget, prober)
+    start, how = _start(variant, budget, prober, below)
     lo, hi = search(prober.valid, start)
     probes = prober.probes
     failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
@@ -166,9 +176,13 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
     results = []
+    fitted = {(r["variant"], int(r["budget_bytes"])): int(r["max_n"]) for r in opts.out.existing_capacity()}
     with session(opts, progress, "capacity", busy=bool(todo)) as identity:
         for i, (variant, budget) in enumerate(todo, 1):
-            result = _one(variant, budget, opts, stored, identity(variant), progress)
+            smaller = [(b, n) for (v, b), n in fitted.items() if v == variant.name and b < budget]
+            below = max(smaller) if smaller else None
+            result = _one(variant, budget, opts, stored, identity(variant), progress, below)
+            fitted[(variant.name, budget)] = result.max_n
             opts.out.add_capacity(result.to_json())
             results.append(result)
             progress.on_result(result, i, len(todo))

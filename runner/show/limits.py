@@ -41,6 +41,11 @@ def _table(limits: Limits) -> list[str]:
         row("MemTotal / MemAvailable", f"{mem('mem_total')} / {mem('mem_available')}", ""),
         row("CommitLimit", mem("commit_limit"), f"committed now {mem('committed_as')}"),
         row("tasks running now", num("threads_now"), "threads + processes (/proc/loadavg)"),
+        row(
+            "futex hash per process",
+            f"{num('futex_hash_buckets')} buckets" if limits.get("futex_hash_buckets") else "global table",
+            "each sleeping thread lengthens a chain every wake walks (--futex-hash)",
+        ),
     ]
 
 
