@@ -132,6 +132,8 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         limit_ctx = raised_limits(max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log)
     try:
         with sigterm_raises(), limit_ctx:
+            if opts.raise_limits and todo:  # what the runs had: `inspect` draws these, not the defaults
+                opts.out.add_sweep({"sweep_id": sweep_id, "event": "limits-raised", "limits": read_limits()})
             for i, cell in enumerate(todo, 1):
                 rows = _run_cell(
                     cell,

@@ -160,6 +160,8 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
         # No more threads can fit than the budget holds of their kernel memory alone.
         limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
     with sigterm_raises(), limit_ctx:
+        if opts.raise_limits and threads and busy:  # what the probes had, for `inspect`
+            opts.out.add_sweep({"sweep_id": session_id, "event": "limits-raised", "limits": read_limits()})
         yield lambda variant: {
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),

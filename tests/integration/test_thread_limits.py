@@ -78,6 +78,10 @@ def test_rust_threads_1e5_succeeds_with_raised_limits_and_limits_come_back(tmp_p
     assert row["verdict"] == "valid", row
     assert row["ready_n"] == 100_000
     assert 500e6 < row["peak_rss"] < 3e9  # ~1 GB here: ~10 KB of touched stack per thread
+    # the sweep records the limits its runs had, so `memrun inspect` draws those, not today's
+    events = [json.loads(x) for x in (tmp_path / "sweeps.jsonl").read_text().splitlines()]
+    (raised,) = [e["limits"] for e in events if e.get("event") == "limits-raised"]
+    assert raised["pid_max"] > 100_000 and raised["max_map_count"] > 4 * 100_000
 
 
 def test_raised_limits_come_back_after_sigint(tmp_path, default_limits):
