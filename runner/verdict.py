@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from runner.diagnose import diagnose_run
+from runner.limits import futex
 from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
@@ -352,8 +353,7 @@ def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
         return judged
     remedy = judged.remedy
     if found.cause == "futex-hash":  # limits.futex: a table with a bucket per thread, or more
-        threads = run.n * int(run.per_task.get("threads", 1) or 1)
-        slots = 1 << max(1, (threads - 1).bit_length())
+        slots = futex.slots_for(run.n * int(run.per_task.get("threads", 1) or 1))
         remedy = f"--futex-hash {slots}" + (f", and {remedy}" if remedy else "")
     return replace(judged, reason=f"{judged.reason}; {found.text}", remedy=remedy)
 

@@ -43,6 +43,11 @@ def kernel_slots() -> int | None:
     return None if got < 0 else int(got)
 
 
+def slots_for(threads: int) -> int:
+    """The table to ask for with that many threads: a bucket per thread, as a power of two."""
+    return 1 << max(1, (threads - 1).bit_length())
+
+
 def preload_path() -> Path:
     return BUILD_DIR / "tools" / "memrun-futexhash.so"
 

@@ -9,12 +9,14 @@ ended, where the CPU time went, and what N would take in memory. The figure besi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
+from runner.limits import futex
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.measure.result import Sample
@@ -76,6 +78,9 @@ def make_case(
     """A run with its limits (its sweep's, else `now`), diagnosis and what N would take."""
     recorded = (sweep or {}).get("limits")
     limits, source = (recorded, "its sweep") if isinstance(recorded, dict) else (now, "read now")
+    if source == "its sweep" and "futex_hash_buckets" not in limits and _same_kernel(sweep or {}):
+        # recorded before memrun read it; a fact of the kernel and the CPUs, which are the same
+        limits = {**limits, "futex_hash_buckets": now.get("futex_hash_buckets")}
     case = Case(directory, record, timeline, limits, source, per_task, (sweep or {}).get("cpus"))
     r = record.result
     if r is not None and timeline:
@@ -83,6 +88,10 @@ def make_case(
     if record.verdict != "valid":
         case.need = thread_need(records, record.variant, per_task, record.n, limits)
     return case
+
+
+def _same_kernel(sweep: dict[str, Any]) -> bool:
+    return sweep.get("kernel") == os.uname().release and sweep.get("cpus") == os.cpu_count()
 
 
 def _events(case: Case) -> list[tuple[float, str]]:
@@ -163,8 +172,13 @@ def story(case: Case) -> str:
             f"  CPU       user {r.user_s:.1f} s, system {r.sys_s:.1f} s{share} in {r.wall_s:.1f} s{cpus}"
         )
     lines.append(f"  cause     {record.reason}")
-    if record.remedy:
-        lines.append(f"  remedy    {record.remedy}")
+    remedy = record.remedy
+    futex_bound = case.diagnosis is not None and case.diagnosis.cause == "futex-hash"
+    if futex_bound and "--futex-hash" not in (remedy or ""):
+        slots = futex.slots_for(record.n * (need(case.per_task, "threads") or 1))
+        remedy = f"--futex-hash {slots}" + (f", and {remedy}" if remedy else "")
+    if remedy:
+        lines.append(f"  remedy    {remedy}")
     if case.need and case.need not in (record.remedy or ""):
         lines.append(f"  it would take: {case.need}")
     if case.limits_source != "its sweep":
