@@ -352,9 +352,8 @@ def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
     if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
         return judged
     remedy = judged.remedy
-    if found.cause == "futex-hash":  # limits.futex: a table with a bucket per thread, or more
-        slots = futex.slots_for(run.n * int(run.per_task.get("threads", 1) or 1))
-        remedy = f"--futex-hash {slots}" + (f", and {remedy}" if remedy else "")
+    if found.cause == "futex-hash":
+        remedy = futex.remedy(run.n * int(run.per_task.get("threads", 1) or 1), remedy)
     return replace(judged, reason=f"{judged.reason}; {found.text}", remedy=remedy)
 
 

@@ -1,15 +1,5 @@
-"""`memrun capacity`: the largest N whose run is valid under a memory cgroup capped at a budget.
-
-Peak memory at a fixed N is what the 2023 article measured; sizing a service asks the inverse.
-It is not a division: GC runtimes size their heaps from the cgroup limit, OS threads cost kernel
-memory that RSS never shows but the cgroup charges, and some runtimes fail cleanly at a limit while
-others are OOM-killed. So it is searched for, with real runs under the real cap: a prediction from
-stored sweeps (or two calibration runs), a bracket around it, then bisection to within 2 % of N.
-
-Every probe is a run record (kind "capacity-probe", memory_cap = the budget) in the same store as
-sweeps; each (variant, budget) result is a line of capacity.jsonl. A search is deterministic given
-its probes' outcomes, so --resume replays the stored probes and runs only what is missing.
-"""
+"""A capacity search per (variant, budget): where it starts, its result record, and the session
+(start/end records, raised limits) that frames a search or a check. See the package docstring."""
 
 from __future__ import annotations
 
@@ -28,7 +18,7 @@ from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import thread_capacities
 from runner.limits.raising import raised_limits
-from runner.results import ResultsDir, RunRecord, cost
+from runner.results import RunRecord, cost
 from runner.signals import sigterm_raises
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
@@ -55,16 +45,8 @@ class CapacityResult:
     # capacity holds for tasks that live that long; some runtimes grow as timers fire.
     sleep_s: float | None = None
 
-    @property
-    def tasks_per_mib(self) -> float:
-        return self.max_n / (self.budget_bytes / (1 << 20))
-
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _finished(out: ResultsDir) -> set[tuple[str, int]]:
-    return {(r["variant"], int(r["budget_bytes"])) for r in out.existing_capacity()}
 
 
 def _start(
@@ -155,12 +137,13 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     opts.out.add_sweep({**start, "budgets": opts.budgets})
     threads = [v.per_task for v in opts.variants if v.per_task.get("threads")]
+    raising = bool(opts.raise_limits and threads and busy)
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-    if opts.raise_limits and threads and busy:
+    if raising:
         # No more threads can fit than the budget holds of their kernel memory alone.
         limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
     with sigterm_raises(), limit_ctx:
-        if opts.raise_limits and threads and busy:  # what the probes had, for `inspect`
+        if raising:  # what the probes had, for `inspect`
             opts.out.add_sweep({"sweep_id": session_id, "event": "limits-raised", "limits": read_limits()})
         yield lambda variant: {
             "sweep_id": session_id,
@@ -172,13 +155,14 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
 
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
     """Every (variant, budget) not finished yet; returns the results of this call."""
-    done = _finished(opts.out) if opts.resume else set()
+    found = opts.out.existing_capacity()
+    fitted = {(r["variant"], int(r["budget_bytes"])): int(r["max_n"]) for r in found}
+    done = set(fitted) if opts.resume else set()
     stored = stored_probes(opts.out)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
     results = []
-    fitted = {(r["variant"], int(r["budget_bytes"])): int(r["max_n"]) for r in opts.out.existing_capacity()}
     with session(opts, progress, "capacity", busy=bool(todo)) as identity:
         for i, (variant, budget) in enumerate(todo, 1):
             smaller = [(b, n) for (v, b), n in fitted.items() if v == variant.name and b < budget]

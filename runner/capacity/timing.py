@@ -44,8 +44,8 @@ def end_times(records: list[RunRecord], variant: str) -> list[tuple[int, float]]
 
 
 def interpolate(points: list[tuple[int, float]], n: int) -> float | None:
-    """Seconds to spawn N tasks, interpolated between the nearest measured N (beyond the last one
-    along the last segment's slope; a single point gives only itself)."""
+    """A time at N (to spawn, or to end after the sleep), interpolated between the nearest measured
+    N (beyond the last one along the last segment's slope; a single point gives only itself)."""
     if not points:
         return None
     if n <= points[0][0]:

@@ -74,8 +74,9 @@ def capacity(
     """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
     the budget (swap excluded), found by real runs: a prediction from stored sweeps, a bracket,
     then bisection to within 2 %. Each probe sleeps 1.5 x the spawn time expected at its N (at
-    least 2 s) and is stopped if `ready N` has not come by then; such a probe is run once more
-    with a longer sleep, so that a capacity is never an artefact of a short sleep. Every probe is
+    least 2 s) and is stopped if `ready N` has not come by then; such a probe, if its memory or
+    threads were still growing, is run once more with twice the sleep, so that a capacity is not
+    an artefact of a short sleep. Every probe is
     stored; Ctrl-C keeps them and --resume continues the search. --check re-runs the boundaries.
     """
     from runner import capacity as searching

@@ -11,6 +11,7 @@ applied to whichever variants run, and recorded in each run (its environment and
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
 from pathlib import Path
@@ -34,9 +35,11 @@ def check_slots(slots: int) -> None:
         raise FutexHashError(f"--futex-hash: {slots:,} is not a power of two from 2 to {MAX_SLOTS:,}")
 
 
+@functools.cache
 def kernel_slots() -> int | None:
     """This process's futex hash size as the kernel reports it (a thread is started first: the
-    table exists once a process has a second thread), or None without PR_FUTEX_HASH."""
+    table exists once a process has a second thread), or None without PR_FUTEX_HASH. Asked once:
+    every run with --futex-hash checks the kernel can take it."""
     threading.Thread(target=lambda: None).start()
     libc = ctypes.CDLL(None, use_errno=True)
     got = libc.prctl(PR_FUTEX_HASH, GET_SLOTS, 0, 0, 0)
@@ -46,6 +49,11 @@ def kernel_slots() -> int | None:
 def slots_for(threads: int) -> int:
     """The table to ask for with that many threads: a bucket per thread, as a power of two."""
     return 1 << max(1, (threads - 1).bit_length())
+
+
+def remedy(threads: int, then: str | None = None) -> str:
+    """The remedy for a run slowed by a small futex hash, before whatever else it needs."""
+    return f"--futex-hash {slots_for(threads)}" + (f", and {then}" if then else "")
 
 
 def preload_path() -> Path:

@@ -11,9 +11,10 @@ LEGEND = (
     "max N = the largest N whose run was valid (exit 0, `ready N` before the sleep ran out, nothing "
     "OOM-killed) inside a memory cgroup capped at the budget, swap excluded; found by bisection to "
     "within 2 % (the first failing N is the next one tried). Each probe sleeps 1.5 x the spawn time "
-    "expected (at least 2 s; a probe whose tasks were not all alive in time is re-run once with a "
-    "longer sleep), so a capacity holds for tasks that live that long. tasks/MiB = max N / budget. "
-    "The cap counts everything the cgroup is charged: heap, stacks, kernel memory of threads, page cache."
+    "expected (at least 2 s; a probe whose tasks were not all alive in time, and still growing, is "
+    "re-run once with twice the sleep), so a capacity holds for tasks that live that long. "
+    "tasks/MiB = max N / budget. The cap counts everything the cgroup is charged: heap, stacks, "
+    "kernel memory of threads, page cache."
 )
 
 

@@ -174,9 +174,8 @@ def story(case: Case) -> str:
     lines.append(f"  cause     {record.reason}")
     remedy = record.remedy
     futex_bound = case.diagnosis is not None and case.diagnosis.cause == "futex-hash"
-    if futex_bound and "--futex-hash" not in (remedy or ""):
-        slots = futex.slots_for(record.n * (need(case.per_task, "threads") or 1))
-        remedy = f"--futex-hash {slots}" + (f", and {remedy}" if remedy else "")
+    if futex_bound and "--futex-hash" not in (remedy or ""):  # stored before memrun knew it
+        remedy = futex.remedy(record.n * (need(case.per_task, "threads") or 1), remedy)
     if remedy:
         lines.append(f"  remedy    {remedy}")
     if case.need and case.need not in (record.remedy or ""):
