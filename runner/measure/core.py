@@ -81,6 +81,25 @@ def _read_lines(stream, on_line: Callable[[bytes], None]) -> None:
             on_line(line)
 
 
+def _kill_descendants_until_reaped(launcher: int, done: threading.Event, within_s: float) -> None:
+    """Kill the launcher's descendants again and again until it reports every child reaped.
+
+    One scan is not enough. psutil reads every process's parent first, then walks down from the
+    launcher; a parent killed just before (by the group kill) and reaped during that walk is
+    skipped, and so are the children it had when their parent was read: a setsid child escapes
+    both the group kill and the scan (seen once in CI). Those children now belong to the launcher
+    (the subreaper), so the next scan finds them. The launcher reports `done` only when it has no
+    child left; scanning until then catches every such orphan. With a cgroup there is none left.
+    """
+    deadline = time.monotonic() + within_s
+    while True:
+        for pid in procfs.descendants(launcher):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if done.wait(0.05) or time.monotonic() > deadline:
+            return
+
+
 def _kill_group(pgid: int | None) -> None:
     if pgid:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -254,9 +273,7 @@ def measure(
         _kill_group(report.pid)
         if cg:
             cg.kill_all()
-        for pid in procfs.descendants(proc.pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        _kill_descendants_until_reaped(proc.pid, report.done, within_s=10)
         report.exited.wait(10)
         report.done.wait(10)
         try:

@@ -131,6 +131,23 @@ def test_timeout_kills_the_tree_without_cgroup():
     assert processes_with(mark) == []
 
 
+def test_timeout_without_cgroup_takes_a_chain_of_escapees():
+    """Each level leaves its session; killing a middle one orphans the next to the launcher while a
+    scan may be under way, so the sweep of descendants must repeat until the launcher is done."""
+    mark = marker()
+    code = (
+        "import os, time\n"
+        "for _ in range(4):\n"
+        "    if os.fork() != 0: break\n"
+        "    os.setsid()\n"
+        f"time.sleep(1000)  # {mark}"
+    )
+    for _ in range(3):
+        r = measure([sys.executable, "-c", code], timeout=1.0, cgroup="none")
+        assert r.timed_out and r.procs_max == 5
+        assert processes_with(mark) == []
+
+
 def test_ready_line_is_timed():
     code = "import time; time.sleep(0.5); print('ready 42', flush=True); time.sleep(0.5)"
     r = measure([sys.executable, "-c", code])
