@@ -4,7 +4,8 @@ Peak memory at a fixed N is what the 2023 article measured; sizing a service ask
 It is not a division: GC runtimes size their heaps from the cgroup limit, OS threads cost kernel
 memory that RSS never shows but the cgroup charges, and some runtimes fail cleanly at a limit while
 others are OOM-killed. So it is searched for, with real runs under the real cap: a prediction from
-stored sweeps (or two calibration runs), a bracket around it, then bisection to within 2 % of N.
+stored sweeps (or two calibration runs), steps along the line the valid probes' memory draws, a
+bracket, bisection to within 2 % of N, and a second run of the answer.
 
 Every probe is a run record (kind "capacity-probe", memory_cap = the budget) in the same store as
 sweeps; each (variant, budget) result is a line of capacity.jsonl. A search is deterministic given

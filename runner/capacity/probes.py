@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runner import tasks
+from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.execute import execute
 from runner.measure import Sample
@@ -79,13 +80,17 @@ def probe_valid(record: RunRecord) -> bool:
     return record.verdict == "valid" and not oom
 
 
-def stored_probes(out: ResultsDir) -> dict[tuple[str, int, int], RunRecord]:
-    """(variant, budget, N) -> the last stored probe: what --resume replays instead of running."""
-    found = {}
+Stored = dict[tuple[str, int, int], list[RunRecord]]
+
+
+def stored_probes(out: ResultsDir) -> Stored:
+    """(variant, budget, N) -> the stored probes in the order they ran: what --resume replays
+    instead of running (a search may run an N twice: a retry with a longer sleep, a confirmation)."""
+    found: Stored = {}
     for row in out.existing_rows():
         r = RunRecord.from_json(row)
         if r.kind == "capacity-probe" and r.memory_cap is not None:
-            found[(r.variant, r.memory_cap, r.n)] = r
+            found.setdefault((r.variant, r.memory_cap, r.n), []).append(r)
     return found
 
 
@@ -100,7 +105,7 @@ class Prober:
     opts: CapacityOptions
     identity: dict[str, Any]
     progress: CapacityProgress
-    stored: dict[tuple[str, int, int], RunRecord] = field(default_factory=dict)  # --resume
+    stored: Stored = field(default_factory=dict)  # --resume: consumed in order
     kind: str = "capacity-probe"
     probes: list[RunRecord] = field(default_factory=list)
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
@@ -128,11 +133,18 @@ class Prober:
         (earlier searches and checks ran under other caps and sleeps)."""
         return [r for r in self.opts.history if r.kind == "sweep"] + self.probes
 
+    def _replay(self, n: int) -> RunRecord | None:
+        """The next stored probe at n (--resume), counted as one of this search's probes."""
+        queue = self.stored.get((self.variant.name, self.budget, n))
+        if not queue:
+            return None
+        record = queue.pop(0)
+        self.probes.append(record)
+        return record
+
     def __call__(self, n: int, sleep: float | None = None) -> RunRecord:
-        record = self.stored.get((self.variant.name, self.budget, n))
-        if record is not None:
-            self.probes.append(record)
-        else:
+        record = self._replay(n)
+        if record is None:
             if sleep is None:
                 sleep = sleep_for(self._history(), self.variant.name, n)
             record = self.run(n, sleep, "capacity")
@@ -141,9 +153,11 @@ class Prober:
             # a late probe says nothing about memory, so it is run once more with a longer sleep.
             ready = record.result.ready_s if record.result else None
             longer = rounded_sleep(max(2 * (record.sleep_s or 0.0), SPAWN_MARGIN * (ready or 0.0)))
-            record = self.run(n, longer, RETRY)
+            record = self._replay(n) or self.run(n, longer, RETRY)
         self.progress.on_probe(self.variant.name, self.budget, record, probe_valid(record))
         return record
 
-    def valid(self, n: int) -> bool:
-        return probe_valid(self(n))
+    def outcome(self, n: int) -> Probe:
+        """The probe at n as the search sees it: valid, and the cgroup peak that says how full."""
+        record = self(n)
+        return Probe(probe_valid(record), record.result.cgroup_peak if record.result else None)

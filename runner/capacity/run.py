@@ -11,7 +11,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from runner import tasks
-from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid, stored_probes
+from runner.capacity.probes import (
+    CapacityOptions,
+    CapacityProgress,
+    Prober,
+    Stored,
+    probe_valid,
+    stored_probes,
+)
 from runner.capacity.search import search
 from runner.execute import context
 from runner.limits import futex, read_limits
@@ -44,14 +51,21 @@ class CapacityResult:
     # The sleep of the valid probe at max_n: how long the N tasks were asked to stay alive. A
     # capacity holds for tasks that live that long; some runtimes grow as timers fire.
     sleep_s: float | None = None
+    confirmed: bool = False  # max_n was valid in two runs
+    noisy: bool = False  # an N valid once failed another time, or failed below a valid one
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _start(
-    variant: tasks.Variant, budget: int, prober: Prober, below: tuple[int, int] | None
-) -> tuple[int, str]:
+@dataclass(frozen=True)
+class Start:
+    n: int
+    how: str  # how it was predicted, in words
+    baseline: int  # the cgroup figure at N=1: where the search's memory line starts
+
+
+def _start(variant: tasks.Variant, budget: int, prober: Prober, below: tuple[int, int] | None) -> Start:
     """Where the search starts, and how that was predicted. below: (budget, max N) of the largest
     smaller budget searched for the variant."""
     fit = cost.line(prober.opts.history, variant.name)
@@ -59,6 +73,7 @@ def _start(
         for n in CALIBRATION_N:
             prober(n)
         fit = cost.line(_as_sweep(prober.probes), variant.name)
+    baseline = max(0, fit.at(1)) if fit is not None else 0
     if fit is not None:
         start, how = fit.solve(budget), f"from {fit.how}"
     else:
@@ -77,23 +92,23 @@ def _start(
         if allowed:
             lowest = min(capacity for capacity, _ in allowed.values())
             start = min(start, max(1, int(THREAD_LIMIT_MARGIN * lowest / threads)))
-    return start, how
+    return Start(start, how, baseline)
 
 
 def _one(
     variant: tasks.Variant,
     budget: int,
     opts: CapacityOptions,
-    stored: dict[tuple[str, int, int], RunRecord],
+    stored: Stored,
     identity: dict[str, Any],
     progress: CapacityProgress,
     below: tuple[int, int] | None = None,
 ) -> CapacityResult:
     """Search one (variant, budget); each probe is stored the moment it ends."""
     prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
-    start, how = _start(variant, budget, prober, below)
-    lo, hi = search(prober.valid, start)
-    probes = prober.probes
+    start = _start(variant, budget, prober, below)
+    found = search(prober.outcome, start.n, budget, start.baseline)
+    lo, hi, probes = found.max_n, found.first_failing_n, prober.probes
     failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
     passing = next((r for r in reversed(probes) if r.n == lo and probe_valid(r)), None)
     stopped_by = stopped_reason = None
@@ -109,8 +124,10 @@ def _one(
         stopped_by=stopped_by,
         stopped_reason=stopped_reason,
         probes=len(probes),
-        predicted_n=start,
-        prediction=how,
+        predicted_n=start.n,
+        prediction=start.how,
+        confirmed=sum(1 for r in probes if r.n == lo and probe_valid(r)) >= 2,
+        noisy=found.noisy,
         capacity_id=identity["sweep_id"],
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         probe_ids=[r.run_id or "" for r in probes],

@@ -72,11 +72,12 @@ def capacity(
     futex_hash: int | None,
 ) -> None:
     """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
-    the budget (swap excluded), found by real runs: a prediction from stored sweeps, a bracket,
-    then bisection to within 2 %. Each probe sleeps 1.5 x the spawn time expected at its N (at
-    least 2 s) and is stopped if `ready N` has not come by then; such a probe, if its memory or
-    threads were still growing, is run once more with twice the sleep, so that a capacity is not
-    an artefact of a short sleep. Every probe is
+    the budget (swap excluded), found by real runs: a prediction from stored sweeps, steps along
+    the line the valid probes' memory draws, bisection to within 2 %, and the answer run a second
+    time (an N valid only once is not a capacity: the search moves below it). Each probe sleeps
+    1.5 x the spawn time expected at its N (at least 2 s) and is stopped if `ready N` has not
+    come by then; such a probe, if its memory or threads were still growing, is run once more
+    with twice the sleep, so that a capacity is not an artefact of a short sleep. Every probe is
     stored; Ctrl-C keeps them and --resume continues the search. --check re-runs the boundaries.
     """
     from runner import capacity as searching

@@ -9,8 +9,10 @@ from runner.units import size
 
 LEGEND = (
     "max N = the largest N whose run was valid (exit 0, `ready N` before the sleep ran out, nothing "
-    "OOM-killed) inside a memory cgroup capped at the budget, swap excluded; found by bisection to "
-    "within 2 % (the first failing N is the next one tried). Each probe sleeps 1.5 x the spawn time "
+    "OOM-killed) inside a memory cgroup capped at the budget, swap excluded, in two runs; found to "
+    "within 2 % (the first failing N is the next one tried) by steps along the memory line of the "
+    "valid probes, and bisection. *noisy*: an N valid once failed another time (or below a valid "
+    "one), so the boundary is where run-to-run variation decides. Each probe sleeps 1.5 x the spawn time "
     "expected (at least 2 s; a probe whose tasks were not all alive in time, and still growing, is "
     "re-run once with twice the sleep), so a capacity holds for tasks that live that long. "
     "tasks/MiB = max N / budget. The cap counts everything the cgroup is charged: heap, stacks, "
@@ -29,6 +31,8 @@ def _cell(r: dict[str, Any]) -> str:
         text = f"**{r['max_n']:,}** · {r['max_n'] / (r['budget_bytes'] / (1 << 20)):,.0f}/MiB"
     if r.get("stopped_by"):
         text += f" · then {r['stopped_by']}"
+    if r.get("noisy"):
+        text += " · *noisy*"
     return text
 
 
