@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,15 +22,16 @@ from runner.capacity.probes import (
 )
 from runner.capacity.search import search
 from runner.execute import context
+from runner.inputs import MAX_N
 from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
-from runner.limits.predict import thread_capacities
+from runner.limits.predict import max_n
 from runner.limits.raising import raised_limits
 from runner.results import RunRecord, cost
 from runner.signals import sigterm_raises
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
-THREAD_LIMIT_MARGIN = 0.98  # start thread variants just below the kernel limit they would hit
+KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Start:
     n: int
     how: str  # how it was predicted, in words
     baseline: int  # the cgroup figure at N=1: where the search's memory line starts
+    ceiling: int = MAX_N  # just past the kernel limit the tasks' threads or mappings hit
 
 
 def _start(variant: tasks.Variant, budget: int, prober: Prober, below: tuple[int, int] | None) -> Start:
@@ -84,14 +87,14 @@ def _start(variant: tasks.Variant, budget: int, prober: Prober, below: tuple[int
         small, fitted = below
         start = fitted * budget // small
         how = f"{fitted:,} fit in {small >> 20:,} MiB, scaled to the budget (below the sweep's line)"
-    if threads := variant.per_task.get("threads"):
-        # An OS thread costs at least its kernel memory, and no more threads start than the
-        # kernel limits allow (as raised, with --raise-limits): start just below the lowest.
+    if variant.per_task.get("threads"):  # an OS thread costs at least its kernel memory
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-        allowed = thread_capacities(variant.per_task, read_limits())
-        if allowed:
-            lowest = min(capacity for capacity, _ in allowed.values())
-            start = min(start, max(1, int(THREAD_LIMIT_MARGIN * lowest / threads)))
+    if variant.per_task and (allowed := max_n(variant.per_task, read_limits())) is not None:
+        # No more tasks start than the kernel limits allow their threads and mappings (as
+        # raised, with --raise-limits; Crystal's fiber stacks are mappings): start just below.
+        start = min(start, max(1, int(KERNEL_LIMIT_MARGIN * allowed[0])))
+        # memory may say there is room beyond it: the search probes no further than just past
+        return Start(start, how, baseline, min(MAX_N, math.ceil(allowed[0] / KERNEL_LIMIT_MARGIN)))
     return Start(start, how, baseline)
 
 
@@ -107,7 +110,7 @@ def _one(
     """Search one (variant, budget); each probe is stored the moment it ends."""
     prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
     start = _start(variant, budget, prober, below)
-    found = search(prober.outcome, start.n, budget, start.baseline)
+    found = search(prober.outcome, start.n, budget, start.baseline, start.ceiling)
     lo, hi, probes = found.max_n, found.first_failing_n, prober.probes
     failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
     passing = next((r for r in reversed(probes) if r.n == lo and probe_valid(r)), None)

@@ -15,6 +15,7 @@ GEOMETRIC_ABOVE = 1.25  # a bracket wider than this ratio is halved in log space
 AIM = 0.99  # a step guided by memory aims this far inside the predicted boundary
 FLAT_BELOW, FLAT_PEAK = 0.97, 0.99  # 3 % fewer tasks, 99 % of the memory: memory does not follow N
 MAX_JUMP = 8.0  # a memory-guided step never goes further above the last valid N than this
+MAX_DOWN = 2.0  # steps down without a valid probe grow by cubing, up to halving N
 
 
 @dataclass(frozen=True)
@@ -85,14 +86,14 @@ def search(
 ) -> Found:
     """The largest valid N and the smallest failing N, within TOLERANCE of each other.
 
-    Without a valid probe yet, steps down from the guess by 2 %, 6 %, 20 %, 70 %, ... (each step
-    the cube of the last). A valid probe's peak puts the next N on the line from the baseline
-    (the runtime at N=1) through it, just inside the budget, or 2 % above it when the line says
-    it is full; without a memory figure upward steps are 2 %, 4 %, 8 %, 17 %, ... Inside a
-    bracket the line's N is taken when it falls well inside, else the bracket is halved (in log
-    space while wide). With confirm, the answer's valid N is run a second time: near a cap a
-    runtime's peak varies from run to run, and an N that fits only sometimes is not its capacity;
-    if it fails, the bracket moves below it and the search goes on.
+    Without a valid probe yet, steps down from the guess by 2 %, 6 %, 16 %, 41 %, then halves N
+    (each step the cube of the last, at most MAX_DOWN). A valid probe's peak puts the next N on
+    the line from the baseline (the runtime at N=1) through it, just inside the budget, or 2 %
+    above it when the line says it is full; without a memory figure upward steps are 2 %, 4 %,
+    8 %, 17 %, ... Inside a bracket the line's N is taken when it falls well inside, else the
+    bracket is halved (in log space while wide). With confirm, the answer's valid N is run a
+    second time: near a cap a runtime's peak varies from run to run, and an N that fits only
+    sometimes is not its capacity; if it fails, the bracket moves below it and the search goes on.
     """
     state = _State(budget, baseline, {})
     n, up, down = max(1, min(start, ceiling)), FIRST_STEP, FIRST_STEP
@@ -114,7 +115,7 @@ def search(
                 return Found(lo, None, state.noisy)
             n, up = _above(state, lo, ceiling, up)
         elif lo == 0:
-            n, down = max(1, min(hi - 1, math.floor(hi / down))), down**3
+            n, down = max(1, min(hi - 1, math.floor(hi / down))), min(MAX_DOWN, down**3)
         else:
             n = _inside(state, lo, hi)
 
