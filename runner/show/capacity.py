@@ -123,6 +123,8 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
                 text = f"{r['max_n']:,}" + (f"  ({r['max_n'] / guess:.2f}× naive)" if guess else "")
                 if r.get("stopped_by"):
                     text += f"  then {r['stopped_by']}"
+                if r.get("noisy"):
+                    text += "  (noisy)"
                 ax.annotate(
                     text, (fits, i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9
                 )
@@ -142,10 +144,12 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
             ax.set_title("\n".join(wrap(caption(runs, sweeps), 140)), color=NOTE_COLOR)
             notes = (
                 "Bar: the largest N valid in a memory cgroup capped at the budget (swap excluded), "
-                "searched to within 2 %. Black tick: the naive prediction (budget − M(1)) / per-task "
-                "peak RSS from the sweep. A bar past its tick: the runtime fits more than its RSS "
-                "suggests (a GC that sizes its heap to the limit); short of it: the cgroup charges "
-                "what RSS does not show (kernel memory of threads, page cache), or the runtime stops early."
+                "searched to within 2 % and valid in two runs (noisy: an N valid once failed "
+                "another time, so the answer is the confirmed N below it). Black tick: the naive "
+                "prediction (budget − M(1)) / per-task peak RSS from the sweep. A bar past its "
+                "tick: the runtime fits more than its RSS suggests (a GC that sizes its heap to the "
+                "limit); short of it: the cgroup charges what RSS does not show (kernel memory of "
+                "threads, page cache), or the runtime stops early."
             )
             footnote(fig, wrap(notes, 150, 4))
             yield f"capacity-{budget >> 20}MiB", fig
