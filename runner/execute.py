@@ -75,10 +75,12 @@ def execute(
     futex_hash: int | None = None,
     interval: float = 0.05,
     on_sample: Callable[[Sample], None] | None = None,
+    timeout_grace: float = 0.0,
 ) -> Execution:
     """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run.
 
     futex_hash: buckets of the futex hash every process of the run asks for (limits.futex).
+    timeout_grace: how far the timeout may be pushed back while the run's threads are ending.
     """
     argv, env, reasons = tasks.run_command(variant, n, sleep)
     if futex_hash is not None:
@@ -93,6 +95,7 @@ def execute(
         cwd=variant.folder.dir,
         memory_cap=memory_cap,
         on_sample=on_sample,
+        timeout_grace=timeout_grace,
     )
     judged = verdict.classify(result, n, sleep, variant.per_task, failures=variant.failures)
     return Execution(variant, n, sleep, timeout, argv, env, reasons, memory_cap, result, judged)

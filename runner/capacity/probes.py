@@ -39,6 +39,10 @@ class CapacityProgress:
     log: Callable[[str], None] = lambda line: None
 
 
+# A probe whose OS threads are still ending at its timeout runs on, up to this many times the
+# timeout more: thousands of Python threads waking together ended in 3.5 s to 53 s here.
+TIMEOUT_GRACE = 2.0
+
 RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep
 
 
@@ -111,11 +115,13 @@ class Prober:
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
+        timeout = probe_timeout(self._history(), self.variant.name, n, sleep)
         ex = execute(
             self.variant,
             n,
             sleep,
-            timeout=probe_timeout(self._history(), self.variant.name, n, sleep),
+            timeout=timeout,
+            timeout_grace=TIMEOUT_GRACE * timeout,  # a capacity is about memory, not exit speed
             ready_by=sleep,
             memory_cap=self.budget,
             futex_hash=self.opts.futex_hash,

@@ -81,6 +81,19 @@ def _read_lines(stream, on_line: Callable[[bytes], None]) -> None:
             on_line(line)
 
 
+GRACE_STEP_S = 1.0
+ENDING_OVER_S = 1.0  # threads must have fallen over this window for a run to count as ending
+
+
+def still_ending(timeline: Sequence[Sample]) -> bool:
+    """Whether the tree's thread count fell over the last ENDING_OVER_S (by 0.1 %, at least one)."""
+    if not timeline:
+        return False
+    now = timeline[-1]
+    then = next((p for p in reversed(timeline) if p.t <= now.t - ENDING_OVER_S), None)
+    return then is not None and then.threads - now.threads >= max(1, then.threads // 1000)
+
+
 def _kill_descendants_until_reaped(launcher: int, done: threading.Event, within_s: float) -> None:
     """Kill the launcher's descendants again and again until it reports every child reaped.
 
@@ -118,6 +131,7 @@ def measure(
     env: dict[str, str] | None = None,
     cwd: str | Path | None = None,
     on_sample: Callable[[Sample], None] | None = None,
+    timeout_grace: float = 0.0,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -125,6 +139,10 @@ def measure(
     ready_by: seconds by which `ready N` must have come, else the tree is killed then (timed_out=True,
     ready_deadline_s set): a capacity probe whose tasks were not all alive within its sleep can no
     longer be valid, and near a memory cap such a run may thrash until the timeout.
+    timeout_grace: seconds the timeout may be pushed back, GRACE_STEP_S at a time, while the
+    tree's thread count is still falling: thousands of OS threads that woke together can take
+    longer to end than the timeout foresaw, and such a run is slow, not stuck
+    (timeout_extended_s says by how much). A stuck run's threads do not end.
     interval: seconds between samples of the tree (the timeline's resolution).
     cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
     memory_cap: bytes the run's cgroup may use (swap excluded where possible), so that a run that
@@ -197,6 +215,7 @@ def measure(
     cg_breakdown: dict[str, int] = {}
     timed_out = False
     deadline: float | None = None
+    extended = 0.0
     interrupted = False
 
     def sample(t0: float) -> None:
@@ -255,7 +274,10 @@ def measure(
             t0 = report.t_fork
             while not report.exited.is_set():
                 sample(t0)
-                if timeout is not None and time.monotonic() - t0 > timeout:
+                if timeout is not None and time.monotonic() - t0 > timeout + extended:
+                    if extended < timeout_grace and still_ending(timeline):
+                        extended += GRACE_STEP_S
+                        continue
                     timed_out = True
                     break
                 if ready_by is not None and "n" not in ready and time.monotonic() - t0 > ready_by:
@@ -329,6 +351,7 @@ def measure(
         signal=sig,
         timed_out=timed_out,
         ready_deadline_s=deadline,
+        timeout_extended_s=extended or None,
         interrupted=interrupted,
         error=error,
         wall_s=round(t_exit - t_fork, 6),

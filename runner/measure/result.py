@@ -81,6 +81,8 @@ class RunResult:
     # Set when the run was stopped at this many seconds because `ready N` had not come by then
     # (measure's ready_by): it could no longer be valid. timed_out is True as well.
     ready_deadline_s: float | None = None
+    # Seconds the timeout was pushed back because the tree's threads were still ending.
+    timeout_extended_s: float | None = None
 
     @property
     def ok(self) -> bool:

@@ -171,6 +171,36 @@ def test_ready_by_leaves_a_run_that_was_ready_alone():
     assert r.ok and r.ready_deadline_s is None and r.ready_n == 7 and r.wall_s > 1.5
 
 
+ENDING_THREADS = (
+    "import threading, time\n"
+    "ts = [threading.Thread(target=time.sleep, args=(0.5 + 0.05 * i,)) for i in range(60)]\n"
+    "[t.start() for t in ts]\n"
+    "[t.join() for t in ts]\n"
+)
+
+
+def test_a_run_whose_threads_are_still_ending_gets_its_grace():
+    """60 threads end one by one from 0.5 s to 3.5 s: past a 1.5 s timeout the run is still
+    ending its threads, so with grace it runs on to its exit."""
+    r = measure([sys.executable, "-c", ENDING_THREADS], timeout=1.5, timeout_grace=10)
+    assert r.ok and r.exit_code == 0, r.outcome()
+    assert r.timeout_extended_s is not None and 1 <= r.timeout_extended_s <= 4
+    assert 3.4 < r.wall_s < 6
+
+
+def test_grace_is_not_given_without_it_or_to_a_run_whose_threads_stand_still():
+    r = measure([sys.executable, "-c", ENDING_THREADS], timeout=1.5)
+    assert r.timed_out and r.timeout_extended_s is None
+    mark = marker()
+    stuck = (
+        "import threading, time\n"
+        f"for _ in range(20): threading.Thread(target=time.sleep, args=(60,)).start()  # {mark}"
+    )
+    r = measure([sys.executable, "-c", stuck], timeout=1.5, timeout_grace=10)
+    assert r.timed_out and r.timeout_extended_s is None and r.wall_s < 4
+    assert processes_with(mark) == []
+
+
 def test_timeline_tracks_memory_and_threads():
     r = measure(probe("alloc.py", 64, 1), interval=0.02)
     assert r.samples == len(r.timeline) >= 10
