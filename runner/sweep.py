@@ -133,7 +133,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     try:
         with sigterm_raises(), limit_ctx:
             if opts.raise_limits and todo:  # what the runs had: `inspect` draws these, not the defaults
-                opts.out.add_sweep({"sweep_id": sweep_id, "event": "limits-raised", "limits": read_limits()})
+                opts.out.add_limits_raised(sweep_id, read_limits())
             for i, cell in enumerate(todo, 1):
                 rows = _run_cell(
                     cell,

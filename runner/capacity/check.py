@@ -9,7 +9,7 @@ from typing import Any
 
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid
 from runner.capacity.run import session
-from runner.results import RunRecord
+from runner.results import RunRecord, latest_capacity
 
 CHECK_ABOVE = 1.05  # a boundary holds when max_n is valid again and this many times it is not
 
@@ -51,9 +51,7 @@ def run_checks(
     """Re-run every stored result of the chosen variants and budgets at its boundary: a capacity
     measured near a cap, where runtimes slow down and GCs react, is only worth quoting if it holds.
     The runs are stored as kind "capacity-check" and never feed a search."""
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
-    for row in opts.out.existing_capacity():
-        latest[(row["variant"], int(row["budget_bytes"]))] = row
+    latest = latest_capacity(opts.out.existing_capacity())
     todo = [
         (v, b, latest[(v.name, b)])
         for b in opts.budgets

@@ -40,7 +40,7 @@ class CapacityProgress:
 
 
 # A probe whose OS threads are still ending at its timeout runs on, up to this many times the
-# timeout more: thousands of Python threads waking together ended in 3.5 s to 53 s here.
+# timeout more: how long thousands of threads take to end varies far more than their start.
 TIMEOUT_GRACE = 2.0
 
 RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep

@@ -27,7 +27,7 @@ from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
 from runner.limits.raising import raised_limits
-from runner.results import RunRecord, cost
+from runner.results import RunRecord, cost, latest_capacity
 from runner.signals import sigterm_raises
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
@@ -164,7 +164,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
         limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
     with sigterm_raises(), limit_ctx:
         if raising:  # what the probes had, for `inspect`
-            opts.out.add_sweep({"sweep_id": session_id, "event": "limits-raised", "limits": read_limits()})
+            opts.out.add_limits_raised(session_id, read_limits())
         yield lambda variant: {
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),
@@ -175,8 +175,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
 
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
     """Every (variant, budget) not finished yet; returns the results of this call."""
-    found = opts.out.existing_capacity()
-    fitted = {(r["variant"], int(r["budget_bytes"])): int(r["max_n"]) for r in found}
+    fitted = {key: int(r["max_n"]) for key, r in latest_capacity(opts.out.existing_capacity()).items()}
     done = set(fitted) if opts.resume else set()
     stored = stored_probes(opts.out)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]

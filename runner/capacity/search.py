@@ -49,7 +49,7 @@ class _State:
 
     @property
     def hi(self) -> int | None:
-        failed = [n for n, ps in self.outcomes.items() if not all(p.valid for p in ps)]
+        failed = [n for n in self.outcomes if not self.valid(n)]
         return min(failed) if failed else None
 
     @property

@@ -235,6 +235,11 @@ class ResultsDir:
     def add_sweep(self, meta: dict[str, Any]) -> None:
         _append(self.path / SWEEPS, meta)
 
+    def add_limits_raised(self, sweep_id: str, limits: dict[str, Any]) -> None:
+        """The limits a sweep's or capacity search's runs had after raising them: load_sweeps
+        merges this over the start record's, so `inspect` draws what the runs had."""
+        self.add_sweep({"sweep_id": sweep_id, "event": "limits-raised", "limits": limits})
+
     def add_run(self, record: RunRecord | Mapping[str, Any], timeline: list[Any] | None = None) -> None:
         """Append one run (and its timeline first, so a run row never points at nothing). When the
         run row cannot be written, its timeline is taken back out: a failed run leaves nothing."""
@@ -382,6 +387,11 @@ def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
     for record in merged.values():
         record.pop("event", None)
     return list(merged.values())
+
+
+def latest_capacity(results: Iterable[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The last result per (variant, budget) in the order given: a later search replaces one."""
+    return {(r["variant"], int(r["budget_bytes"])): r for r in results}
 
 
 def load_capacity(paths: Iterable[Path]) -> list[dict[str, Any]]:

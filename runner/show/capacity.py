@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runner.results import latest_capacity
 from runner.units import size
 
 LEGEND = (
@@ -40,7 +41,7 @@ def capacity_markdown(results: list[dict[str, Any]]) -> str:
     """variant x budget, the last result per pair (a re-run replaces an earlier one)."""
     if not results:
         return ""
-    last = {(r["variant"], r["budget_bytes"]): r for r in results}
+    last = latest_capacity(results)
     budgets = sorted({b for _, b in last})
     variants = sorted({v for v, _ in last})
     lines = [
@@ -106,7 +107,7 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
     from runner.show.figure import NOTE_COLOR, STYLE, colors, family_legend, footnote, wrap
     from runner.show.text import caption, variant_info
 
-    last = {(r["variant"], r["budget_bytes"]): r for r in results}
+    last = latest_capacity(results)
     info = variant_info(sweeps)
     names = sorted({v for v, _ in last})
     family = {v: info.get(v, {}).get("family", "") for v in names}
