@@ -46,7 +46,12 @@ def _holder(fd: int) -> Owner | None:
 
 @contextlib.contextmanager
 def measuring(log: Callable[[str], None], wait: bool = False) -> Iterator[None]:
-    """Hold the machine-wide lock for the block; Busy at once when held, unless wait."""
+    """Hold the machine-wide lock for the block; Busy at once when held, unless wait.
+
+    MEMRUN_WAIT=1 makes every measurement wait its turn: a test suite run on a machine where a
+    long reference sweep is under way queues behind it instead of failing on Busy.
+    """
+    wait = wait or os.environ.get("MEMRUN_WAIT") == "1"
     fd = os.open(LOCK_PATH, os.O_RDWR | os.O_CREAT, 0o666)
     with contextlib.suppress(OSError):
         os.fchmod(fd, 0o666)  # the umask may have narrowed it; other users need it too
