@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -21,11 +21,18 @@ DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PER_TASK_KEYS = {"threads", "maps", "stack_kib"}  # [variant.per_task], read by runner.limits
 # What a [[failure]] pattern can mean; runner.verdict turns each into a verdict.
-FAILURE_MEANINGS = ("thread-limit", "out-of-memory", "runtime-limit")
+FAILURE_MEANINGS = ("thread-limit", "out-of-memory", "runtime-limit", "fd-limit")
 # Names a failure's reason and remedy may use, besides arithmetic on them.
 FAILURE_NAMES = {"n", "sleep", "threads", "message"}
 # Names every command may use, besides the folder's tool names.
 COMMAND_NAMES = {"n", "sleep", "build", "dir", "python", "python_prefix", "npm_prefix", "maven_repo", "flags"}
+# Names only a workload's command may use besides those: the connections server's port and the
+# size of each connection's read buffer (tasks/README.md, "Connections protocol").
+WORKLOAD_NAMES = {"port", "buffer"}
+# What a program is asked to keep alive. "sleep" (the article's) is every variant's `run`; any
+# other is a [variant.workloads.NAME] table, so a runtime gains a workload in its manifest alone.
+SLEEP = "sleep"
+WORKLOADS = (SLEEP, "connections")
 
 
 class ManifestError(ValueError):
@@ -91,6 +98,22 @@ class Failure:
     remedy: str | None
 
 
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """How a variant runs one workload other than sleep: [variant.workloads.NAME].
+
+    Fields left out (None) are the variant's own: its env, N-dependent flags and per-task needs
+    apply to every workload unless the table says otherwise. Failures add to the variant's.
+    """
+
+    run: list[str]
+    idiom: str | None
+    env: dict[str, str] | None
+    when: list[Rule] | None
+    per_task: dict[str, int] | None
+    failures: list[Failure]
+
+
 @dataclass
 class Variant:
     name: str
@@ -103,6 +126,33 @@ class Variant:
     own_failures: list[Failure] = field(default_factory=list)
     own_idiom: str | None = None
     own_spread: str | None = None
+    workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
+    workload: str = SLEEP  # the workload this record runs (see under())
+
+    @property
+    def has(self) -> tuple[str, ...]:
+        """The workloads this variant can run: sleep, then its manifest's, in WORKLOADS order."""
+        return tuple(w for w in WORKLOADS if w == SLEEP or w in self.workloads)
+
+    def under(self, workload: str) -> Variant:
+        """This variant as it runs `workload`: run, env, flags, per-task needs, idiom and failures
+        replaced by the workload's, so the code that runs and diagnoses needs no workload branch.
+        KeyError when the manifest has no such workload (callers check `has` first)."""
+        if workload == self.workload:
+            return self
+        if workload == SLEEP:
+            raise KeyError(workload)  # a workload view never goes back; use the loaded variant
+        spec = self.workloads[workload]
+        return replace(
+            self,
+            run=spec.run,
+            env=self.env if spec.env is None else spec.env,
+            when=self.when if spec.when is None else spec.when,
+            per_task=self.per_task if spec.per_task is None else spec.per_task,
+            own_failures=[*spec.failures, *self.own_failures],
+            own_idiom=spec.idiom or self.own_idiom,
+            workload=workload,
+        )
 
     @property
     def idiom(self) -> str:
@@ -209,6 +259,43 @@ def _failures(value: object, where: str, path: Path) -> list[Failure]:
     return out
 
 
+def _rules(value: object, where: str, path: Path) -> list[Rule]:
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise ManifestError(f"{path}: {where} must be an array of tables")
+    return [
+        Rule(
+            min_n=int(r.get("min_n", 0)),
+            args=_strs(r.get("args", []), f"{where}.args", path),
+            env=_str_map(r.get("env", {}), f"{where}.env", path),
+            reason=str(r.get("reason", "")),
+        )
+        for r in value
+    ]
+
+
+def _workloads(value: object, where: str, path: Path) -> dict[str, WorkloadSpec]:
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise ManifestError(f"{path}: {where} must be tables ([variant.workloads.NAME])")
+    out = {}
+    for name, spec in value.items():
+        here = f"{where}.{name}"
+        if name not in WORKLOADS or name == SLEEP:
+            known = ", ".join(w for w in WORKLOADS if w != SLEEP)
+            raise ManifestError(f"{path}: {here}: unknown workload (known: {known}; sleep is `run`)")
+        run = _strs(spec.get("run"), f"{here}.run", path)
+        if not run:
+            raise ManifestError(f"{path}: {here}.run is empty")
+        out[name] = WorkloadSpec(
+            run=run,
+            idiom=_text(spec.get("idiom"), f"{here}.idiom", path),
+            env=_str_map(spec["env"], f"{here}.env", path) if "env" in spec else None,
+            when=_rules(spec["when"], f"{here}.when", path) if "when" in spec else None,
+            per_task=_per_task(spec["per_task"], f"{here}.per_task", path) if "per_task" in spec else None,
+            failures=_failures(spec.get("failure", []), f"{here}.failure", path),
+        )
+    return out
+
+
 def load_folder(folder: Path) -> TaskFolder:
     path = folder / "task.toml"
     try:
@@ -280,15 +367,7 @@ def load_folder(folder: Path) -> TaskFolder:
         run = _strs(spec.get("run"), f"variant {name}: run", path)
         if not run:
             raise ManifestError(f"{path}: variant {name}: run is empty")
-        rules = [
-            Rule(
-                min_n=int(r.get("min_n", 0)),
-                args=_strs(r.get("args", []), f"variant {name}: when.args", path),
-                env=_str_map(r.get("env", {}), f"variant {name}: when.env", path),
-                reason=str(r.get("reason", "")),
-            )
-            for r in spec.get("when", [])
-        ]
+        rules = _rules(spec.get("when", []), f"variant {name}: when", path)
         libs = [
             Library(str(lib["name"]), str(lib["file"]), str(lib["regex"]))
             for lib in spec.get("libraries", [])
@@ -305,6 +384,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 _failures(spec.get("failure", []), f"variant {name}: failure", path),
                 str(spec["idiom"]) if "idiom" in spec else None,
                 _text(spec.get("spread"), f"variant {name}: spread", path),
+                _workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
             )
         )
     _check_placeholders(tf)
@@ -320,13 +400,18 @@ def _check_placeholders(tf: TaskFolder) -> None:
     texts += [a for c in tf.post_install for a in c]
     for b in tf.builds:
         texts += [a for c in b.commands for a in c] + b.outputs
+    own: list[str] = []  # a workload's commands may also use WORKLOAD_NAMES
     for v in tf.variants:
         texts += v.run + list(v.env.values())
         for r in v.when:
             texts += r.args + list(r.env.values())
-    for text in texts:
+        for w in v.workloads.values():
+            own += w.run + list((w.env or {}).values())
+            for r in w.when or []:
+                own += r.args + list(r.env.values())
+    for text, names in [*((t, known) for t in texts), *((t, known | WORKLOAD_NAMES) for t in own)]:
         try:
-            check(text, known)
+            check(text, names)
         except TemplateError as e:
             raise ManifestError(f"{tf.manifest}: {e}") from None
 

@@ -94,3 +94,33 @@ def test_spread_folder_wide_or_per_variant_and_checked(tmp_path):
     assert [v.spread for v in folder.variants] == [None, "own", None]  # t (from HEAD), a, b
     with pytest.raises(tasks.ManifestError, match="spread must be a non-empty string"):
         _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nspread = 3\n')
+
+
+WORKLOAD = (
+    '[variant.workloads.connections]\nrun = ["srv", "{port}", "{n}", "{buffer}"]\nidiom = "one per conn"\n'
+    '[[variant.workloads.connections.failure]]\npattern = "EMFILE"\nmeans = "fd-limit"\n'
+)
+
+
+def test_a_workload_table_replaces_run_idiom_and_adds_failures(tmp_path):
+    v = _load(tmp_path, 'env = { A = "1" }\n[variant.per_task]\nthreads = 1\n' + WORKLOAD).variants[0]
+    assert v.has == ("sleep", "connections") and v.workload == "sleep" and v.run == ["true"]
+    c = v.under("connections")
+    assert c.workload == "connections" and c.run == ["srv", "{port}", "{n}", "{buffer}"]
+    assert c.idiom == "one per conn" and c.env == {"A": "1"} and c.per_task == {"threads": 1}
+    assert [f.means for f in c.failures] == ["fd-limit"] and v.failures == []
+    assert c.under("connections") is c
+
+
+def test_a_variant_without_the_table_has_only_sleep(tmp_path):
+    v = _load(tmp_path, "").variants[0]
+    assert v.has == ("sleep",)
+    with pytest.raises(KeyError):
+        v.under("connections")
+
+
+def test_workload_placeholders_are_only_for_workload_commands(tmp_path):
+    with pytest.raises(tasks.ManifestError, match="port"):
+        _load(tmp_path, 'env = { P = "{port}" }\n')
+    with pytest.raises(tasks.ManifestError, match="unknown workload"):
+        _load(tmp_path, '[variant.workloads.http]\nrun = ["x"]\n')
