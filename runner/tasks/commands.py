@@ -5,7 +5,7 @@ from __future__ import annotations
 from runner.paths import locations
 from runner.tasks.manifest import ManifestError, TaskFolder, Variant
 from runner.tasks.template import TemplateError, expand
-from runner.tasks.toolchain import FoundTool, resolve
+from runner.tasks.toolchain import FoundTool, tools_of
 from runner.units import format_number
 
 
@@ -32,7 +32,7 @@ def subst(text: str, vals: dict[str, str]) -> str:
 def run_command(variant: Variant, n: int, sleep: float) -> tuple[list[str], dict[str, str], list[str]]:
     """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks."""
     tf = variant.folder
-    vals = values(tf, resolve(tf.name, tf.dir.parent), n, sleep)
+    vals = values(tf, tools_of(tf), n, sleep)
     rules = [r for r in variant.when if n >= r.min_n]
     argv: list[str] = []
     for arg in variant.run:
