@@ -217,6 +217,8 @@ def _run_cell(
         versions=versions,
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
+        chosen_version=cell.variant.chosen_version,
+        version_of=cell.variant.version_of,
     )
     cannot = _unrunnable(cell, ready, opts, known)
     if cannot:

@@ -17,6 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
+from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
 from runner.inputs import SleepSpec, parse_env, parse_n_list
 from runner.limits import futex
 from runner.measure.launcher import LauncherError
@@ -153,6 +154,8 @@ def measure(
     "what the largest N needs; every value is put back afterwards.",
 )
 @FUTEX_HASH_OPTION
+@VERSION_OPTION
+@VERSIONS_PRESET_OPTION
 def sweep(
     n_list: str,
     variant_names: tuple[str, ...],
@@ -168,6 +171,8 @@ def sweep(
     wait: bool,
     raise_limits: bool,
     futex_hash: int | None,
+    version_items: tuple[str, ...],
+    preset: str | None,
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
 
@@ -194,8 +199,9 @@ def sweep(
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
+    chosen = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
-        variants=select_variants(variant_names),
+        variants=chosen,
         ns=ns,
         sleep=sleep,
         repeat=repeat,
