@@ -87,6 +87,11 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
 
         for stem, fig in capacity_figures(capacity, runs, sweeps):
             written += save(fig, Path(out_dir), stem, ("png", "svg"))
+    if not sweep_runs(runs).empty:
+        from runner.show import versions
+
+        if versions.has_versions(runs):
+            written += versions.write(sweep_runs(runs), sweeps, Path(out_dir), metric)
     if note:
         err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
@@ -150,6 +155,8 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
 
                 text += "\n\nConcurrent tasks that fit in a memory budget (`memrun capacity`):\n\n"
                 text += capacity_markdown(capacity).rstrip("\n")
+            if fmt == "md":
+                text += _across_versions(runs, metric, sweeps)
         if not output:
             click.echo(text, nl=fmt != "html")
             return
@@ -159,6 +166,18 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
+
+
+def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ignore[no-untyped-def]
+    """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
+    from runner.results.summary import sweep_runs
+    from runner.show import versions
+
+    if runs.empty or not versions.has_versions(runs):
+        return ""
+    return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
+        sweep_runs(runs), metric, sweeps
+    )
 
 
 @main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
