@@ -136,7 +136,9 @@ def _figure(group: Group, base: str, points: list[Point], metric: str) -> Figure
             if b is not None:
                 bottom.annotate(f"{b:.1f}", (x, b), ha="center", va="bottom", fontsize=7, color=NOTE_COLOR)
         top.set_ylabel("KiB per task, (M(N) − M(1)) / N")
-        top.set_ylim(bottom=0)
+        highest = [_kib(r) for (v, n), r in recs.items() if n > 1 and any(p.variant == v for p in points)]
+        highest = [h for h in highest if h is not None]
+        top.set_ylim(0, 1.15 * max(highest) if highest else 1)  # room above the highest marker
         top.legend(loc="best", fontsize=8, frameon=False)
         top.grid(axis="y", alpha=0.3)
         what = f"{base}: {metric_name(metric)} per task across versions"
