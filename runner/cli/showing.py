@@ -76,7 +76,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         if not capacity or not sweep_runs(runs).empty:
-            written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
+            written, note = plot_labelled(_installed(runs), sweeps, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
@@ -166,6 +166,15 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
+
+
+def _installed(runs):  # type: ignore[no-untyped-def]
+    """The runs the bar, log-log and per-task figures draw: those of installed builds, when there
+    are any; runs at chosen versions (`sweep --version`) have their own figure, versions-*."""
+    if "version_of" not in runs:
+        return runs
+    plain = runs[runs["version_of"].isna()]
+    return plain if not plain.empty else runs
 
 
 def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ignore[no-untyped-def]

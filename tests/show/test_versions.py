@@ -72,6 +72,8 @@ def test_plot_and_report_show_the_versions(tmp_path):
     assert p.returncode == 0, p.stderr
     svg = (figs / "versions-go-peak_rss.svg").read_text()
     assert "1.18.10" in svg and "installed" in svg and "N = 10k" in svg
+    bars = (figs / "bars-n10000-peak_rss.svg").read_text()
+    assert ">go<" in bars and "go@" not in bars  # versions have their own figure, not 3 more bars
     p = subprocess.run(
         [sys.executable, "-m", "runner", "report", str(out)],
         cwd=ROOT,
@@ -81,3 +83,16 @@ def test_plot_and_report_show_the_versions(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "Across versions" in p.stdout and "| go@1.18.10 |" in p.stdout  # main table: a row each
+
+
+def test_compare_pairs_each_version_with_the_same_version(tmp_path):
+    base, other = _results(tmp_path / "a"), _results(tmp_path / "b")
+    env = {**os.environ, "MEMRUN_TASKS": str(tmp_path / "none"), "MEMRUN_BUILD": str(tmp_path / "b")}
+    p = subprocess.run(
+        [sys.executable, "-m", "runner", "compare", str(base), str(other)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rows = [line for line in p.stdout.splitlines() if line.startswith("| go")]
+    names = [line.split(" |")[0] for line in rows]
+    assert {"| go@1.18.10", "| go@1.26.8", "| go"} <= set(names)  # a row per version, none pooled
