@@ -151,6 +151,34 @@ def _pick(lo: int, hi: int, skipped: set[int]) -> int | None:
     return min(inside, key=lambda i: (abs(i - middle), i)) if inside else None
 
 
+def another_change(outcome: Outcome) -> Probe | None:
+    """A version after the first changed one whose cost differs from the first changed one's by
+    more than the threshold: the range holds more than one change (tokio 1.26.0 dropped the timer
+    entries' cache padding, 1.29 aligned task cells to 128 bytes), and a search from the first
+    changed version on finds the next. The nearest such version probed, or None."""
+    if outcome.first_changed is None:
+        return None
+    first = _latest(outcome, outcome.first_changed)
+    if first.per_task is None or first.per_task <= 0:
+        return None
+    later = [
+        _latest(outcome, v)
+        for v, changed in outcome.judged.items()
+        if changed and key_of(outcome, v) > key_of(outcome, outcome.first_changed)
+    ]
+    differ = [
+        p
+        for p in later
+        if p.per_task is not None and abs(p.per_task - first.per_task) / first.per_task > outcome.threshold
+    ]
+    return min(differ, key=lambda p: key_of(outcome, p.version)) if differ else None
+
+
+def key_of(outcome: Outcome, version: str) -> int:
+    """A version's place in the range."""
+    return outcome.versions.index(version)
+
+
 def built(outcome: Outcome) -> int:
     """Versions probed (each needs its own build, whether made now or found up to date)."""
     return len({p.version for p in outcome.probes})

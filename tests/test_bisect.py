@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from runner.bisect import MAX_REPEATS, Probe, built, search
+from runner.bisect import MAX_REPEATS, Probe, another_change, built, search
 
 VERSIONS = [f"1.{i}.0" for i in range(40)]
 
@@ -82,3 +82,21 @@ def test_without_a_reference_figure_there_is_no_answer():
     measure, calls = series(17, missing={0})
     out = search(VERSIONS, measure, threshold=0.10)
     assert out.first_changed is None and "no reference" in out.note and len(calls) == 1
+
+
+def test_a_second_change_after_the_first_is_pointed_out():
+    # 1.40 KiB up to 1.9.0, 0.24 from 1.10.0, 0.44 from 1.20.0: tokio's two steps, scaled down.
+    def measure(version: str, runs: int) -> Probe:
+        i = VERSIONS.index(version)
+        value = 1434.0 if i < 10 else (248.0 if i < 20 else 455.0)
+        return Probe(version, value, value * 1e5, 2e6, runs, 0.0)
+
+    out = search(VERSIONS, measure, threshold=0.10)
+    assert out.first_changed == VERSIONS[10]
+    later = another_change(out)
+    assert later is not None and VERSIONS.index(later.version) >= 20
+
+
+def test_one_change_has_no_second():
+    measure, _ = series(17)
+    assert another_change(search(VERSIONS, measure, threshold=0.10)) is None

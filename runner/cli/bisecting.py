@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from runner.bisect import Outcome, Probe, built, search
+from runner.bisect import Outcome, Probe, another_change, built, search
 from runner.cli.app import InputError, err, machine, main, select_variants
 from runner.inputs import SleepSpec, parse_n
 from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
@@ -273,6 +273,14 @@ def _summary(outcome: Outcome, probe: _Prober, name: str, n: int, out: ResultsDi
             f"{after.per_task / KIB:.3f} at {outcome.first_changed}, "
             f"{(after.per_task - before.per_task) / before.per_task:+.1%})"
         )
+        later = another_change(outcome)
+        if later is not None and later.per_task is not None:
+            lines.append(
+                f"the range holds another change: {later.version} costs {later.per_task / KIB:.3f} KiB/task, "
+                f"{(later.per_task - after.per_task) / after.per_task:+.1%} from {outcome.first_changed}; "
+                f"`memrun bisect {probe.variant.name} {name} {outcome.first_changed}..{outcome.versions[-1]} "
+                f"--n {n}` finds the next"
+            )
     if outcome.note:
         lines.append(outcome.note)
     lines.append(f"runs stored in {Path(out.path)}: memrun report {out.path}")
