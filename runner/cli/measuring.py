@@ -199,9 +199,9 @@ def sweep(
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
-    chosen = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
+    install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
-        variants=chosen,
+        variants=[],
         ns=ns,
         sleep=sleep,
         repeat=repeat,
@@ -215,7 +215,8 @@ def sweep(
         label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
         env_override=env_override,
     )
-    with machine(wait):
+    with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
+        opts.variants = install()
         _sweep(opts, out)
 
 

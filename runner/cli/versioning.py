@@ -3,6 +3,8 @@ with every problem (a version the registry lacks, no such axis) one line and exi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 from runner.cli.app import InputError, err
@@ -31,14 +33,18 @@ VERSIONS_PRESET_OPTION = click.option(
 
 def versioned(
     selected: list[Variant], named: bool, items: tuple[str, ...], preset: str | None
-) -> list[Variant]:
-    """The variants a sweep runs once versions are chosen (the selection itself when none are)."""
+) -> Callable[[], list[Variant]]:
+    """The variants a sweep runs once versions are chosen (the selection itself when none are).
+
+    The choice is checked against the registries now, so a version they lack stops the command
+    at once; installing (downloads, unpacking toolchains) waits for the call, which the sweep
+    makes once it holds the measuring lock."""
     if not items and not preset:
-        return selected
+        return lambda: selected
     from runner import versions
 
     try:
         axes = versions.plan(selected, named, versions.parse_items(items), preset)
-        return versions.variants(selected, named, axes, log=err)
     except versions.VersionError as e:
         raise InputError(str(e)) from None
+    return lambda: versions.variants(selected, named, axes, log=err)
