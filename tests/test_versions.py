@@ -133,3 +133,9 @@ def test_bisect_finds_the_changed_version_of_a_fake_series_within_the_build_boun
     assert f"bound ⌈log2 9⌉ + 2 = {bound}" in p.stdout
     variants = {r["variant"] for r in rows(out)}
     assert variants == {f"fakelib@{d.split('@')[1]}" for d in probed}  # every probe is stored
+
+
+def test_doctor_names_the_version_axis_of_a_variant(tmp_path):
+    p = memrun("doctor", "fakelib", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "versions: --version fakelib=V, the fake library" in p.stdout
