@@ -71,14 +71,16 @@ def markdown(runs: pd.DataFrame, metric: str = "peak_rss", sweeps: list[dict[str
     """A table per runtime and label: a row per version (never pooled), N across."""
     check_metric(metric)
     out: list[str] = []
-    for group in groups(runs, sweeps or []):
+    found = groups(runs, sweeps or [])
+    several = sum(bool(axes(g.runs)) for g in found) > 1  # name the label only where it tells apart
+    for group in found:
         recs = records(group.runs, metric)
         table = pd.DataFrame(recs)
         usual = usual_sleep(table) if not table.empty else None
         cells = {(r["variant"], r["n"]): md_cell(r, usual) for r in recs}
         for base, points in axes(group.runs).items():
             ns = sorted({n for (v, n) in cells if v in {p.variant for p in points}})
-            where = f" ({group.label})" if len(groups(runs, sweeps or [])) > 1 else ""
+            where = f" ({group.label})" if several else ""
             out += [f"{metric_title(metric)} of {base} across versions{where}:", ""]
             out += ["| version | " + " | ".join(n_label(n) for n in ns) + " |", "|---|" + "---|" * len(ns)]
             for p in points:
@@ -93,12 +95,12 @@ def figures(
 ) -> list[tuple[str, Figure]]:
     """(file stem, figure) per runtime measured at chosen versions, per label."""
     check_metric(metric)
-    found = groups(runs, sweeps)
+    found = [(g, axes(g.runs)) for g in groups(runs, sweeps)]
     out = []
-    for group in found:
-        for base, points in axes(group.runs).items():
+    for group, mine in found:
+        for base, points in mine.items():
             stem = f"versions-{base}-{metric}"
-            if len(found) > 1:
+            if sum(base in other for _, other in found) > 1:  # the label only where two labels have it
                 stem += f"-{file_word(group.label)}"
             out.append((stem, _figure(group, base, points, metric)))
     return out
@@ -151,7 +153,16 @@ def _figure(group: Group, base: str, points: list[Point], metric: str) -> Figure
             fontsize=8,
         )
         bottom.grid(axis="y", alpha=0.3)
-        notes = ["Hollow markers and bars: the installed build, at the version its runs recorded."]
+        notes = []
+        if any(p.installed for p in points):
+            notes.append("Hollow markers and bars: the installed build, at the version its runs recorded.")
+        runs = max(
+            (r["runs"] for (v, _), r in recs.items() if any(p.variant == v for p in points)), default=0
+        )
+        if runs == 1:
+            notes.append(
+                "One run per cell: a difference of a few per cent may be noise until runs are repeated."
+            )
         if missing:
             notes.append("No figure: " + "; ".join(missing))
         footnote(fig, notes)
