@@ -18,7 +18,9 @@ fn parse_args() -> Option<(u16, usize, usize)> {
     let [port, n, buffer] = args.as_slice() else {
         return None;
     };
-    Some((port.parse().ok()?, n.parse().ok()?, buffer.parse().ok()?))
+    // A task must be able to read its first message: at least one byte of buffer.
+    let buffer = buffer.parse().ok().filter(|&b: &usize| b > 0)?;
+    Some((port.parse().ok()?, n.parse().ok()?, buffer))
 }
 
 fn print_ready(n: usize) {
