@@ -2,8 +2,9 @@
 // into its own buffer (tasks/README.md, "Connections protocol"). The coroutines run on
 // runBlocking's event loop (the main thread), as in Main.kt; the sockets are NIO.2 asynchronous
 // channels whose completion handlers resume them, wrapped in suspend functions with
-// suspendCancellableCoroutine (what kotlinx-coroutines' own NIO integration did). No Ktor: its
-// read channels buffer each socket in buffers of their own, so a task would not own its buffer.
+// suspendCancellableCoroutine (what kotlinx-coroutines' own NIO integration did). Not Ktor: its
+// openReadChannel() gives each socket a reader coroutine that borrows a buffer from Ktor's pool,
+// so a task would neither own its buffer nor be the only coroutine of its connection.
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.joinAll
