@@ -28,6 +28,7 @@ class CapacityOptions:
     interval: float = 0.05
     raise_limits: bool = False
     futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
+    fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
 
 
 @dataclass

@@ -54,9 +54,24 @@ class Smaller:
     peak: int | None = None  # the cgroup peak of its valid run at max_n
 
 
-def _start(variant: tasks.Variant, budget: int, prober: Prober, below: Smaller | None) -> Start:
-    """Where the search starts, and how that was predicted."""
+def _start(
+    variant: tasks.Variant,
+    budget: int,
+    prober: Prober,
+    below: Smaller | None,
+    before: CapacityResult | None = None,
+) -> Start:
+    """Where the search starts, and how that was predicted: the answer an earlier search found at
+    this very budget (stored in OUT) when there is one, else the sweep's line or the smaller
+    budget's answer scaled. An earlier answer is the best guess there is (a re-run after an
+    upgrade moves little), and the search still proves it: valid twice, and the N just above
+    failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name)
+    if before is not None and before.max_n > 0 and before.first_failing_n is not None:
+        baseline = max(0, fit.at(1)) if fit is not None else 0
+        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
+        fills = before.peak_bytes / budget if before.peak_bytes else None
+        return Start(before.max_n, how, baseline, fills=fills)
     if fit is None:  # calibrate: a baseline and a slope from two small runs under the same cap
         for n in CALIBRATION_N:
             prober(n)
@@ -95,10 +110,11 @@ def _one(
     identity: dict[str, Any],
     progress: CapacityProgress,
     below: Smaller | None = None,
+    before: CapacityResult | None = None,
 ) -> CapacityResult:
     """Search one (variant, budget); each probe is stored the moment it ends."""
     prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
-    start = _start(variant, budget, prober, below)
+    start = _start(variant, budget, prober, below, None if opts.fresh else before)
     found = search(prober.outcome, start.n, budget, start.baseline, start.ceiling, fills=start.fills)
     lo, hi, probes = found.max_n, found.first_failing_n, prober.probes
     failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
@@ -186,7 +202,8 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
             smaller = [r for (v, b), r in fitted.items() if v == variant.name and b < budget]
             largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
             below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
-            result = _one(variant, budget, opts, stored, identity(variant), progress, below)
+            before = fitted.get((variant.name, budget))
+            result = _one(variant, budget, opts, stored, identity(variant), progress, below, before)
             fitted[(variant.name, budget)] = result
             opts.out.add_capacity(result.to_json())
             results.append(result)

@@ -47,6 +47,12 @@ from runner.results import ResultsDir, ResultsError, load_records
 )
 @click.option("--resume", is_flag=True, help="Reuse the probes and results OUT holds; run only the rest.")
 @click.option(
+    "--fresh",
+    is_flag=True,
+    help="Start every search from the sweeps' line (or the smaller budget's answer), ignoring an "
+    "answer OUT already holds for the same budget: what a first search costs.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Search nothing: re-run each result OUT holds (for these budgets and variants) at its "
@@ -65,6 +71,7 @@ def capacity(
     out_dir: str,
     history: tuple[str, ...],
     resume: bool,
+    fresh: bool,
     check: bool,
     as_json: bool,
     interval: float,
@@ -74,7 +81,8 @@ def capacity(
 ) -> None:
     """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
     the budget (swap excluded), found by real runs: a prediction from stored sweeps, steps along
-    the line the valid probes' memory draws, bisection to within 2 %, and the answer run a second
+    the line the valid probes' memory draws (or from the answer OUT already holds for the
+    budget, unless --fresh), bisection to within 2 %, and the answer run a second
     time (an N valid only once is not a capacity: the search moves below it). Where runs pass or
     fail from run to run, the answer is a band: max N valid in every run there, and the span up to
     the largest N seen valid once. Each search prints its cost against its floor (the valid run at
@@ -106,6 +114,7 @@ def capacity(
         out=out,
         history=records,
         resume=resume,
+        fresh=fresh,
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         futex_hash=futex_hash,

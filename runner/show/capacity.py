@@ -43,6 +43,8 @@ def band_text(r: dict[str, Any]) -> str | None:
         return None
     low = min(first, top) if first is not None else top
     runs = f"{r.get('flaky_passed', 0)} passed, {r.get('flaky_failed', 0)} failed"
+    if short(low) == short(top):  # one N (or two that round alike) passed once and failed once
+        return f"at {top:,} runs pass or fail ({runs})"
     return f"{short(low)}–{short(top)} pass or fail from run to run ({runs})"
 
 

@@ -150,7 +150,9 @@ def choose_folder(
     before = _before(spec, version)
     builds = tf.builds
     if before and before.build:
-        builds = [dataclasses.replace(b, commands=before.build) for b in tf.builds]
+        builds = [dataclasses.replace(b, commands=before.build) for b in builds]
+    if before and before.outputs is not None:
+        builds = [dataclasses.replace(b, outputs=before.outputs) for b in builds]
     mine = dataclasses.replace(
         tf,
         name=f"{tf.name}@{suffix(tf, spec, version)}",

@@ -30,7 +30,7 @@ _KEYS = {
     "presets",
     "before",
 }
-_BEFORE_KEYS = {"version", "run", "build", "reason"}
+_BEFORE_KEYS = {"version", "run", "build", "outputs", "reason"}
 _PRESET = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
@@ -47,6 +47,7 @@ class Before:
     run: list[str] | None  # replaces the variants' run
     build: list[list[str]] | None  # replaces the commands of every [[build]]
     reason: str
+    outputs: list[str] | None = None  # replaces the outputs of every [[build]] (a program it cannot build)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def _before(value: object, where: str) -> list[Before]:
         build = _commands(spec["build"], f"{here}.build") if "build" in spec else None
         if run is None and build is None:
             raise VersionSpecError(f"{here}: give run, build or both")
-        out.append(Before(version, run, build, " ".join(reason.split())))
+        outputs = _strs(spec["outputs"], f"{here}.outputs") if "outputs" in spec else None
+        out.append(Before(version, run, build, " ".join(reason.split()), outputs))
     return sorted(out, key=lambda b: tuple(int(x) for x in b.version.split(".")))
 
 
@@ -169,7 +171,7 @@ def _check_placeholders(spec: VersionSpec, names: set[str], where: str) -> None:
     texts: list[str] = [*(spec.list or []), *spec.tools.values(), *spec.env.values()]
     texts += [a for c in spec.install for a in c]
     for b in spec.before:
-        texts += [*(b.run or []), *(a for c in b.build or [] for a in c)]
+        texts += [*(b.run or []), *(a for c in b.build or [] for a in c), *(b.outputs or [])]
     for text in texts:
         try:
             check(text, names)

@@ -66,6 +66,20 @@ def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     shown = run("report", str(tmp_path / "res"), tmp_path=tmp_path)
     assert f"**{result['max_n']:,}**" in shown.stdout and "fits in 64 MiB" in shown.stdout
 
+    # a second search at the same budget starts from the stored answer and proves it again: the
+    # valid run there twice and the failing one just above (its floor), unless the first run
+    # of the answer fails; --fresh starts from the sweeps' line as a first search does
+    again = _capacity(tmp_path, "--memory", "64MiB", "--json")
+    assert again.returncode == 0, again.stderr
+    (second,) = [json.loads(line) for line in again.stdout.splitlines()]
+    stored = [json.loads(line) for line in (tmp_path / "res" / "capacity.jsonl").read_text().splitlines()]
+    assert stored[-1]["predicted_n"] == result["max_n"] and "search stored" in stored[-1]["prediction"]
+    assert abs(second["max_n"] - result["max_n"]) <= math.ceil(0.02 * result["max_n"]) + 1
+    fresh = _capacity(tmp_path, "--memory", "64MiB", "--fresh", "--json")
+    assert fresh.returncode == 0, fresh.stderr
+    last = json.loads((tmp_path / "res" / "capacity.jsonl").read_text().splitlines()[-1])
+    assert "search stored" not in last["prediction"]
+
 
 def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
     require(cgroups.detect()[0] is not None, "a memory cgroup controller")

@@ -24,6 +24,15 @@ OLD_NOISY = {"variant": "node", "budget_bytes": 256 * MIB, "max_n": 485_681, "fi
 
 def test_a_band_reads_as_the_issue_asks_and_a_point_has_none():
     assert band_text(BAND) == "75.5k–121k pass or fail from run to run (3 passed, 10 failed)"
+    one = {
+        **BAND,
+        "max_n": 70_383,
+        "first_failing_n": 73_903,
+        "flaky_up_to": 73_903,
+        "flaky_passed": 1,
+        "flaky_failed": 2,
+    }
+    assert band_text(one) == "at 73,903 runs pass or fail (1 passed, 2 failed)"
     assert band_text(POINT) is None and band_text(OLD_NOISY) is None
 
 
