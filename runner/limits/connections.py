@@ -102,9 +102,8 @@ def _somaxconn(n: int, limits: Limits) -> Check:
     if current is None or needed <= current:
         return Check(LABELS["somaxconn"], count(current), shown, OK, note)
     target = min(round_up(needed, 1024), sockets.BACKLOG_WANTED)
-    hit = Hit(
-        "somaxconn", LABELS["somaxconn"], current, needed, target, f"sysctl -w net.core.somaxconn={target}"
-    )
+    remedy = f"sysctl -w net.core.somaxconn={target}"
+    hit = Hit("somaxconn", LABELS["somaxconn"], current, needed, target, remedy, fails=False)
     return Check(LABELS["somaxconn"], count(current), shown, SLOWS, note, hit)
 
 
@@ -132,6 +131,7 @@ def _syn_backlog(n: int, limits: Limits) -> Check:
         needed,
         target,
         f"sysctl -w net.ipv4.tcp_max_syn_backlog={target}",
+        fails=False,
     )
     return Check(LABELS["syn_backlog"], count(current), shown, SLOWS, note, hit)
 

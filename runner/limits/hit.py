@@ -19,6 +19,7 @@ class Hit:
     needed: int  # what N needs (same unit as current)
     target: int | None  # the value raised_limits() sets; None = not raised automatically
     remedy: str  # the exact command or step
+    fails: bool = True  # False: N still runs, more slowly (an accept backlog: connects are retried)
 
     def describe(self) -> str:
         show = size if self.key in BYTE_KEYS else count

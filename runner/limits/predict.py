@@ -177,20 +177,25 @@ def predict(n: int, per_task: dict, limits: Limits, workload: str = SLEEP) -> li
 def max_n(
     per_task: dict, limits: Limits, ceiling: int = 100_000_000, workload: str = SLEEP
 ) -> tuple[int, Hit] | None:
-    """The largest N that hits nothing, and the first limit N+1 hits; None when nothing caps it.
+    """The largest N that hits no limit that makes runs fail, and the first such limit N+1 hits;
+    None when nothing caps it. (A limit that only slows a run, an accept backlog, caps nothing.)
 
     A binary search over predict(): the needs grow with N, so the answer is one boundary.
     """
-    if not predict(ceiling, per_task, limits, workload):
+
+    def failing(n: int) -> list[Hit]:
+        return [hit for hit in predict(n, per_task, limits, workload) if hit.fails]
+
+    if not failing(ceiling):
         return None
-    lo, hi = 0, ceiling  # predict(lo) is empty, predict(hi) is not
+    lo, hi = 0, ceiling  # failing(lo) is empty, failing(hi) is not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if predict(mid, per_task, limits, workload):
+        if failing(mid):
             hi = mid
         else:
             lo = mid
-    return lo, predict(hi, per_task, limits, workload)[0]
+    return lo, failing(hi)[0]
 
 
 def thread_capacities(per_task: dict, limits: Limits) -> dict[str, tuple[int, str]]:
