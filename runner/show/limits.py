@@ -68,7 +68,7 @@ def _variant_lines(
     limit_text = f"up to N ~ {cap[0]:,} here, then {cap[1].limit}" if cap else "no limit here caps it"
     lines = [f"  {name} ({_per_task_text(per_task)}): {limit_text}"]
     if n is not None:
-        hits = predict(n, per_task, limits, workload)
+        hits = predict(n, per_task, limits)  # a workload's own limits are listed above it
         lines += [f"    {hit.describe()}" for hit in hits] or [f"    fits N = {n:,}"]
         takes = thread_need(records, name, per_task, n, limits)
         if takes:
