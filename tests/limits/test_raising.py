@@ -255,3 +255,34 @@ def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path)
         assert f"net.core.somaxconn {raised[1]} -> {before[1]}" in after.stderr
         assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == before
         assert not journal.journal_path().exists()
+
+
+class _Raised(Exception):
+    """Stops a sweep at its raise, before anything runs."""
+
+
+@pytest.mark.parametrize("workload", ["sleep", "connections"])
+def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch, workload):
+    from runner import sweep, tasks
+    from runner.inputs import SleepSpec
+    from runner.results import ResultsDir
+    from tests.test_verdict import FD_TASKS
+
+    asked: list[tuple] = []
+
+    def record(n: int, per_task: list[dict], log: object, workload: str = "sleep") -> None:
+        asked.append((n, per_task, workload))
+        raise _Raised
+
+    monkeypatch.setattr(sweep, "raised_limits", record)
+    variants = [
+        v if workload == "sleep" else v.under(workload)
+        for v in tasks.load_folder(FD_TASKS / "fdtest").variants
+    ]
+    opts = sweep.SweepOptions(
+        variants, [10, 1000], SleepSpec(1.0), 1, ResultsDir(tmp_path / "res"), raise_limits=True
+    )
+    with pytest.raises(_Raised):
+        sweep.run_sweep(opts)
+    per_task = [{}, {"threads": 1, "maps": 2}] if workload == "connections" else [{}, {}]
+    assert asked == [(1000, per_task, workload)]
