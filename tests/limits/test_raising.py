@@ -239,20 +239,35 @@ def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path)
             [sys.executable, "-c", RAISE_AND_HANG, str(n)], cwd=ROOT, stdout=subprocess.PIPE, text=True
         )
         try:
-            line = p.stdout.readline() if p.stdout else ""
-            assert line.split() == ["raised", "fs.nr_open", "net.core.somaxconn"], line
+            said = []  # each change as it is made, then "raised NAME..."
+            while not (said and said[-1].startswith("raised")) and p.stdout:
+                said.append(p.stdout.readline().strip() or "EOF")
+                assert said[-1] != "EOF", said
+            assert said[-1].split() == ["raised", "fs.nr_open", "net.core.somaxconn"], said
             raised = (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text()))
             assert raised[0] > before[0] and raised[1] == 65_535
+            assert said[:-1] == [
+                f"fs.nr_open {before[0]} -> {raised[0]}",
+                f"net.core.somaxconn {before[1]} -> 65535",
+            ]
             assert journal.journal_path().exists()
+            p.kill()
+            p.wait(timeout=30)
+            assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == raised, (
+                "no cleanup after SIGKILL"
+            )
+            # Any memrun command restores, another session's too: ours is checked when it came first.
+            ours = journal.journal_path().exists()
+            after = memrun_cli("limits", tmp_path=tmp_path)
         finally:
             p.kill()
             p.wait(timeout=30)
-        assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == raised, "no cleanup after SIGKILL"
-        after = memrun_cli("limits", tmp_path=tmp_path)
+            journal.recover(lambda line: None)  # a failed assertion above must not leave them raised
         assert after.returncode == 0, after.stderr
-        assert f"restored kernel limits left raised by memrun PID {p.pid}" in after.stderr
-        assert f"fs.nr_open {raised[0]} -> {before[0]}" in after.stderr
-        assert f"net.core.somaxconn {raised[1]} -> {before[1]}" in after.stderr
+        if ours:
+            assert f"restored kernel limits left raised by memrun PID {p.pid}" in after.stderr
+            assert f"fs.nr_open {raised[0]} -> {before[0]}" in after.stderr
+            assert f"net.core.somaxconn {raised[1]} -> {before[1]}" in after.stderr
         assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == before
         assert not journal.journal_path().exists()
 
