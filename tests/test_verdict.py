@@ -470,3 +470,23 @@ def test_a_real_emfile_is_diagnosed_from_the_fixture_manifest(tmp_path):
         row["reason"],
     ), row["reason"]
     assert row["remedy"] == "raise it in the shell that starts memrun (ulimit -n 2048): sleep runs inherit it"
+
+
+def test_the_servers_own_emfile_and_enfile_words_from_their_manifests():
+    """Go's lower-case strerror and Elixir's atoms, as their task.toml entries describe them."""
+    go = VARIANTS["go"].under("connections")
+    elixir = VARIANTS["elixir"].under("connections")
+    go_out = failed(exit_code=1, stderr_tail=GO_EMFILE)
+    v = verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, go.failures, "connections")
+    assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
+    assert (
+        verdict.classify(
+            go_out, 50_000, 10, {}, HERE_CONN, VARIANTS["rust-tokio"].failures, "connections"
+        ).code
+        == "exit"
+    )
+    enfile = failed(
+        exit_code=1, stderr_tail=["** (MatchError) no match of right hand side value: {:error, :enfile}"]
+    )
+    v = verdict.classify(enfile, 50_000, 10, {}, HERE_CONN, elixir.failures, "connections")
+    assert v.code == "fd-limit" and v.reason.startswith("fd limit: fs.file-max")

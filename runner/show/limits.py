@@ -182,7 +182,7 @@ def connections_report(n: int | None, variants: Iterable[Variant], buffer: int =
             lines += _variant_lines(n, v.name, v.per_task, limits, workload=CONNECTIONS)
     others = [v.name for v in having if not v.per_task]
     if others:
-        lines += ["", f"No OS thread per connection (only the limits above): {', '.join(others)}"]
+        lines += ["", *_wrap(f"No OS thread per connection (only the limits above): {', '.join(others)}")]
     if lacking:
         lines += [
             "",
