@@ -101,7 +101,9 @@ def execute(
         on_sample=on_sample,
         timeout_grace=timeout_grace,
     )
-    judged = verdict.classify(result, n, sleep, variant.per_task, failures=variant.failures)
+    judged = verdict.classify(
+        result, n, sleep, variant.per_task, failures=variant.failures, workload=variant.workload
+    )
     return Execution(variant, n, sleep, timeout, argv, env, reasons, memory_cap, result, judged)
 
 

@@ -26,6 +26,7 @@ from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
 from runner.results.needs import thread_need
 from runner.signals import sigterm_raises
+from runner.tasks.manifest import SLEEP
 
 
 def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
@@ -133,7 +134,10 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     interrupted = False
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if opts.raise_limits and todo:
-        limit_ctx = raised_limits(max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log)
+        # what the variants' workload needs: a variant as it runs one (Variant.under) says which
+        workload = opts.variants[0].workload if opts.variants else SLEEP
+        needs = [v.per_task for v in opts.variants]
+        limit_ctx = raised_limits(max(c.n for c in todo), needs, log=p.log, workload=workload)
     try:
         with sigterm_raises(), limit_ctx:
             if opts.raise_limits and todo:  # what the runs had: `inspect` draws these, not the defaults

@@ -27,7 +27,7 @@ from runner.inputs import MAX_N
 from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
-from runner.limits.raising import raised_limits
+from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, latest_capacity
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
@@ -168,12 +168,12 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     label = futex.label(meta["host"], opts.futex_hash)
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     opts.out.add_sweep({**start, "budgets": opts.budgets})
-    threads = [v.per_task for v in opts.variants if v.per_task.get("threads")]
-    raising = bool(opts.raise_limits and threads and busy)
+    # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
+    need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
+    raising = need is not None
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-    if raising:
-        # No more threads can fit than the budget holds of their kernel memory alone.
-        limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
+    if need is not None:
+        limit_ctx = raised_limits(need.n, need.per_task, log=progress.log, workload=need.workload)
     with sigterm_raises(), limit_ctx:
         if raising:  # what the probes had, for `inspect`
             opts.out.add_limits_raised(session_id, read_limits())

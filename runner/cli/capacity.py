@@ -62,7 +62,12 @@ from runner.results import ResultsDir, ResultsError, load_records
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
 @INTERVAL_OPTION
-@click.option("--raise-limits", is_flag=True, help="(root) Raise thread limits for thread-per-task variants.")
+@click.option(
+    "--raise-limits",
+    is_flag=True,
+    help="(root) Raise thread limits for thread-per-task variants (and, for connections, the limits "
+    "`memrun limits --workload connections` lists) to what the largest budget can hold.",
+)
 @click.option("--wait", is_flag=True, help="Wait for another measurement to finish instead of exiting 2.")
 @FUTEX_HASH_OPTION
 def capacity(

@@ -150,7 +150,10 @@ def measure(
     "--raise-limits",
     is_flag=True,
     help="(root) Raise kernel.pid_max, threads-max, vm.max_map_count and RLIMIT_NPROC to "
-    "what the largest N needs; every value is put back afterwards.",
+    "what the largest N needs; for connections also fs.nr_open, net.core.somaxconn and, where they "
+    "apply, fs.file-max, tcp_max_syn_backlog and nf_conntrack_max (`memrun limits --workload "
+    "connections --n N` lists them). Every value is put back afterwards, and after a SIGKILL by "
+    "the next memrun command.",
 )
 @FUTEX_HASH_OPTION
 def sweep(
