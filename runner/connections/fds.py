@@ -1,10 +1,10 @@
 """File descriptors for N connections: every connection is one in the server and one in the client.
 
-Each run sets its server's and its client's RLIMIT_NOFILE (through the launcher, before exec) to
-N plus a headroom, never memrun's own. How far a limit can go is the hard limit memrun has, or,
-with CAP_SYS_RESOURCE (root, normally), fs.nr_open. A run whose N cannot fit is not started: the
-cell's row says which limit stops it, since a server that hits EMFILE at accept() would only
-stall until its timeout.
+Each run sets its server's and its client's RLIMIT_NOFILE (through the launcher, before exec, soft
+and hard alike) to N plus a headroom, never memrun's own. How far a limit can go is the hard limit
+memrun has, or, with CAP_SYS_RESOURCE (root, normally), fs.nr_open. A run whose N cannot fit is
+not started: the cell's row says which limit stops it, since a server that hits EMFILE at
+accept() would only stall until its timeout.
 """
 
 from __future__ import annotations

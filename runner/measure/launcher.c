@@ -11,9 +11,10 @@
  * a child subreaper so orphaned grandchildren are reaped here, not by init.
  *
  * Usage: memrun-launch [--nofile=N] REPORT_FD CGROUP_PROCS_FILE|- PROGRAM [ARGS...]
- * --nofile=N sets the program's RLIMIT_NOFILE to N (soft; the hard limit too when it is lower)
- * before exec: a server holding a million connections needs a million descriptors, and only
- * here, between fork and exec, can one process's limit be set without touching memrun's.
+ * --nofile=N sets the program's RLIMIT_NOFILE to N, soft and hard alike, before exec: a server
+ * holding a million connections needs a million descriptors, and only here, between fork and
+ * exec, can one process's limit be set without touching memrun's. Hard too, because Go and
+ * HotSpot raise their soft limit to the hard one at start: every runtime gets the same N.
  * Report lines written to REPORT_FD (all times CLOCK_MONOTONIC seconds):
  *   start <pid> <t_fork>
  *   execerr <errno> <message>
@@ -130,10 +131,7 @@ int main(int argc, char **argv) {
             close(cfd);
         }
         if (nofile > 0) {
-            struct rlimit rl;
-            getrlimit(RLIMIT_NOFILE, &rl);
-            rl.rlim_cur = (rlim_t)nofile;
-            if (rl.rlim_max < rl.rlim_cur) rl.rlim_max = rl.rlim_cur;
+            struct rlimit rl = {.rlim_cur = (rlim_t)nofile, .rlim_max = (rlim_t)nofile};
             if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
                 int e = errno;
                 dprintf(errpipe[1], "%d cannot set RLIMIT_NOFILE to %ld: %s", e, nofile, strerror(e));

@@ -9,11 +9,12 @@ results takes one workload's rows.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from runner.tasks.manifest import SLEEP
+
+if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read of() without it
+    import pandas as pd
 
 
 def of(row: Mapping[str, Any]) -> str:
@@ -24,6 +25,8 @@ def of(row: Mapping[str, Any]) -> str:
 
 def column(runs: pd.DataFrame) -> pd.Series:
     """Every run's workload (sleep where the row has none)."""
+    import pandas as pd
+
     if "workload" not in runs:
         return pd.Series([SLEEP] * len(runs), index=runs.index, dtype=object)
     return runs["workload"].map(lambda w: w if isinstance(w, str) and w else SLEEP)

@@ -90,8 +90,8 @@ def write_results(
             if workload is not None:
                 row["workload"] = workload
             if kernel and (variant, n) in kernel and ok:
-                kib = int(kernel[(variant, n)] * 1e6)
-                row["cgroup_breakdown"] = {"anon": int(value * 1e6), "kernel": kib}
+                kernel_bytes = int(kernel[(variant, n)] * 1e6)
+                row["cgroup_breakdown"] = {"anon": int(value * 1e6), "kernel": kernel_bytes}
                 row["client"] = {
                     "summary": {"connected": n, "dropped": 0, "connect_s": 0.25},
                     "cgroup_peak": int(4e3 * n + 1e6),
