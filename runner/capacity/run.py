@@ -195,10 +195,7 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
 
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
     """Every (variant, budget) not finished yet; returns the results of this call."""
-    fitted = {
-        key: CapacityResult.from_json(row)
-        for key, row in latest_capacity(mine(opts)).items()
-    }
+    fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
     stored = stored_probes(opts.out, opts.workload)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
