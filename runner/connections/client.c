@@ -11,8 +11,8 @@
  * MESSAGE-byte message on each, then holds them all, watching every socket: a connection the
  * server closes or resets before memrun says "close" is counted as dropped. On "close" (a line
  * on stdin), EOF on stdin (memrun is gone) or SIGTERM/SIGINT/SIGHUP, it closes every socket with
- * a reset (SO_LINGER 0, so that no TIME_WAIT socket outlives the run: `ss -tan` shows none of
- * its connections once it has exited), prints a summary and exits.
+ * a reset (SO_LINGER 0, set as each connects, so that even a SIGKILL leaves no TIME_WAIT socket:
+ * `ss -tan` shows none of its connections once it has exited), prints a summary and exits.
  *
  * Pacing: a connect completes in the kernel (loopback handshake) long before the server accepts
  * it; completed connections wait in the listener's accept queue, and a SYN that finds that queue
@@ -271,6 +271,12 @@ static void on_dropped(long i) {
 
 static void on_connected(long i) {
     c.inflight--;
+    if (c.close_rst) {
+        /* set now, not at close: however the socket ends (a close, or this process killed and
+         * its descriptors closed by the kernel) it ends with a reset and leaves no TIME_WAIT */
+        struct linger lg = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(c.fd[i], SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    }
     char msg[256];
     size_t len = c.message < sizeof msg ? c.message : sizeof msg;
     memset(msg, 'm', len);

@@ -91,3 +91,21 @@ def test_spreads_source_addresses_over_127_0_0_0_8(fake_server, machine):
     out, _ = client.communicate("close\n", timeout=30)
     assert '"sources":4' in out and client.returncode == 0
     server.wait(timeout=30)
+
+
+def test_a_killed_client_leaves_no_socket_either(fake_server, machine):
+    """SO_LINGER 0 is set as each connection opens: the kernel's own close of a SIGKILLed
+    client's descriptors resets them too, so not even TIME-WAIT is left."""
+    import os
+    import signal
+
+    n, port = 300, free_port()
+    server = start_server(fake_server, port, n, FAKE_CONN_KIB="1")
+    client = LoadClient(port, n, nofile=n + 64)
+    client.start()
+    assert _wait(lambda: client.connected_s is not None, 30)
+    os.kill(client.report.pid, signal.SIGKILL)
+    report = client.finish()
+    assert report.signal == "SIGKILL" and report.summary is None
+    assert server.wait(timeout=30) == 0  # every task saw its reset and ended
+    assert _wait(lambda: sockets_on(port) == [], 5), sockets_on(port)[:5]
