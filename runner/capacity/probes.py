@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 from runner import tasks
 from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
+from runner.connections import DEFAULT_BUFFER
 from runner.execute import execute
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
+from runner.tasks.manifest import SLEEP
 
 if TYPE_CHECKING:
     from runner.results.capacity import CapacityResult
@@ -29,6 +31,8 @@ class CapacityOptions:
     raise_limits: bool = False
     futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
+    workload: str = SLEEP  # the variants above are seen under it (Variant.under)
+    buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
 
 
 @dataclass
@@ -88,13 +92,14 @@ def probe_valid(record: RunRecord) -> bool:
 Stored = dict[tuple[str, int, int], list[RunRecord]]
 
 
-def stored_probes(out: ResultsDir) -> Stored:
-    """(variant, budget, N) -> the stored probes in the order they ran: what --resume replays
-    instead of running (a search may run an N twice: a retry with a longer sleep, a confirmation)."""
+def stored_probes(out: ResultsDir, workload: str = SLEEP) -> Stored:
+    """(variant, budget, N) -> the stored probes of one workload in the order they ran: what
+    --resume replays instead of running (a search may run an N twice: a retry with a longer sleep,
+    a confirmation)."""
     found: Stored = {}
     for row in out.existing_rows():
         r = RunRecord.from_json(row)
-        if r.kind == "capacity-probe" and r.memory_cap is not None:
+        if r.kind == "capacity-probe" and r.memory_cap is not None and r.workload == workload:
             found.setdefault((r.variant, r.memory_cap, r.n), []).append(r)
     return found
 
@@ -127,6 +132,7 @@ class Prober:
             memory_cap=self.budget,
             futex_hash=self.opts.futex_hash,
             interval=self.opts.interval,
+            buffer=self.opts.buffer,
         )
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
         self.opts.out.add_run(record, ex.timeline())

@@ -28,7 +28,7 @@ from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
 from runner.limits.raising import for_budget, raised_limits
-from runner.results import RunRecord, cost, latest_capacity
+from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
 
@@ -147,6 +147,7 @@ def _one(
         probe_ids=[r.run_id or "" for r in probes],
         sleep_s=passing.sleep_s if passing is not None else None,
         peak_bytes=passing.result.cgroup_peak if passing is not None and passing.result else None,
+        workload=variant.workload,
     )
 
 
@@ -167,6 +168,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     versions, meta = context(opts.variants)
     label = futex.label(meta["host"], opts.futex_hash)
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
+    start["workload"] = opts.workload
     opts.out.add_sweep({**start, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
@@ -185,14 +187,17 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 
 
+def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
+    """The stored capacity results of the options' workload (a row written before there were
+    workloads is a sleep result)."""
+    return [r for r in opts.out.existing_capacity() if workloads.of(r) == opts.workload]
+
+
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
     """Every (variant, budget) not finished yet; returns the results of this call."""
-    fitted = {
-        key: CapacityResult.from_json(row)
-        for key, row in latest_capacity(opts.out.existing_capacity()).items()
-    }
+    fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
-    stored = stored_probes(opts.out)
+    stored = stored_probes(opts.out, opts.workload)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")

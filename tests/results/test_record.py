@@ -16,10 +16,14 @@ CURRENT = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
 
 # Fields that memrun added after the committed rows were written: written back as these defaults.
 NEWER = {"memory_cap": None, "kind": "sweep", "label": None, "env_override": {}}
+# ... and after the current ones: every row before workloads is a sleep row, with no client
+WORKLOAD = {"workload": "sleep", "buffer": None, "client": None}
 NEWER_MEASURED = {
     "ready_deadline_s": None,
     "timeout_extended_s": None,
     "cgroup_peak_source": None,
+    "stopped_reason": None,
+    "socket_accounting": None,
 }  # in rows of runs that were measured
 
 
@@ -30,7 +34,7 @@ def test_every_committed_row_reads_back_to_the_same_json():
         out = RunRecord.from_json(row).to_json()
         assert {k: out[k] for k in row} == row
         assert [k for k in out if k in row] == list(row)  # same order of the stored keys
-        added = NEWER | (NEWER_MEASURED if row.get("wall_s") is not None else {})
+        added = NEWER | WORKLOAD | (NEWER_MEASURED if row.get("wall_s") is not None else {})
         assert {k: out[k] for k in set(out) - set(row)} == added
         assert RunRecord.from_json(out).to_json() == out
 
@@ -42,7 +46,8 @@ def test_every_current_row_reads_back_to_the_same_json():
         out = RunRecord.from_json(row).to_json()
         assert {k: out[k] for k in row} == row
         newer = {k: out[k] for k in set(out) - set(row)}  # rows written before a field existed
-        assert set(newer) <= {*NEWER_MEASURED, "env_override"} and not any(newer.values()), newer
+        assert set(newer) <= {*NEWER_MEASURED, *WORKLOAD, "env_override"}, newer
+        assert newer.pop("workload", "sleep") == "sleep" and not any(newer.values()), newer
 
 
 def test_measured_and_unmeasured_records():
