@@ -31,6 +31,7 @@ from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
+from runner.tasks.manifest import SLEEP
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
@@ -67,22 +68,22 @@ def _start(
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name)
-    if before is not None and before.max_n > 0 and before.first_failing_n is not None:
-        baseline = max(0, fit.at(1)) if fit is not None else 0
-        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
-        fills = before.peak_bytes / budget if before.peak_bytes else None
-        return Start(before.max_n, how, baseline, fills=fills)
-    if fit is None:  # calibrate: a baseline and a slope from two small runs under the same cap
+    known = before is not None and before.max_n > 0 and before.first_failing_n is not None
+    if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
         for n in CALIBRATION_N:
             prober(n)
         fit = cost.line(_as_sweep(prober.probes), variant.name)
     baseline = max(0, fit.at(1)) if fit is not None else 0
-    if fit is not None:
+    fills: float | None = 1.0
+    if known and before is not None:
+        start = before.max_n
+        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
+        fills = before.peak_bytes / budget if before.peak_bytes else None
+    elif fit is not None:
         start, how = fit.solve(budget), f"from {fit.how}"
     else:
         start, how = CALIBRATION_N[0], "no valid run to predict from: searched up from N=1"
-    fills: float | None = 1.0
-    if below is not None and below.max_n > 0 and below.max_n * budget // below.budget < start:
+    if not known and below is not None and below.max_n > 0 and below.max_n * budget // below.budget < start:
         # A runtime that sizes its heap from the cap (the JVM: a quarter of it) fits in proportion
         # to the budget, far below the sweep's line; the smaller budget's answer says so, and
         # the share of that budget it used is the share this start is expected to use.
@@ -92,9 +93,11 @@ def _start(
         how += " (below the sweep's line)"
     if variant.per_task.get("threads"):  # an OS thread costs at least its kernel memory
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    if variant.per_task and (allowed := max_n(variant.per_task, read_limits())) is not None:
+    limited = variant.per_task or variant.workload != SLEEP  # a connection always needs descriptors
+    if limited and (allowed := max_n(variant.per_task, read_limits(), workload=variant.workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
-        # raised, with --raise-limits; Crystal's fiber stacks are mappings): start just below.
+        # raised, with --raise-limits; Crystal's fiber stacks are mappings), or a connection's
+        # descriptors (RLIMIT_NOFILE's hard limit, fs.nr_open): start just below.
         start = min(start, max(1, int(KERNEL_LIMIT_MARGIN * allowed[0])))
         # memory may say there is room beyond it: the search probes no further than just past
         ceiling = min(MAX_N, math.ceil(allowed[0] / KERNEL_LIMIT_MARGIN))
