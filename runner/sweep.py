@@ -252,6 +252,8 @@ def _run_cell(
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
         **({"buffer": opts.buffer} if opts.workload == connections.CONNECTIONS else {}),
+        chosen_version=cell.variant.chosen_version,
+        version_of=cell.variant.version_of,
     )
     cannot = _unrunnable(cell, ready, opts, known)
     if cannot:

@@ -7,7 +7,15 @@ import sys
 
 import click
 
-from runner.cli import capacity, inspecting, limits, measuring, showing, toolchains  # noqa: F401  (registers)
+from runner.cli import (  # noqa: F401  (registers)
+    bisecting,
+    capacity,
+    inspecting,
+    limits,
+    measuring,
+    showing,
+    toolchains,
+)
 from runner.cli.app import main
 
 __all__ = ["main", "run"]

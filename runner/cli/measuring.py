@@ -17,6 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
+from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
 from runner.inputs import SleepSpec, parse_env, parse_n_list
 from runner.limits import futex
 from runner.measure.launcher import LauncherError
@@ -163,6 +164,8 @@ def measure(
     "the next memrun command.",
 )
 @FUTEX_HASH_OPTION
+@VERSION_OPTION
+@VERSIONS_PRESET_OPTION
 def sweep(
     n_list: str,
     variant_names: tuple[str, ...],
@@ -180,6 +183,8 @@ def sweep(
     futex_hash: int | None,
     workload: str,
     buffer: int,
+    version_items: tuple[str, ...],
+    preset: str | None,
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
 
@@ -216,9 +221,9 @@ def sweep(
     if buffer < 1 or buffer > MAX_BUFFER:
         raise InputError(f"--buffer must be between 1 byte and {MAX_BUFFER:,} bytes, got {buffer:,}")
     out = ResultsDir(out_dir)
-    variants = select_variants(variant_names)
+    install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
-        variants=variants,
+        variants=[],
         ns=ns,
         sleep=sleep,
         repeat=repeat,
@@ -234,14 +239,15 @@ def sweep(
         workload=workload,
         buffer=buffer,
     )
-    if skipped := sweeping.skipped(opts):
-        if len(skipped) == len(variants):
-            raise InputError(
-                f"no variant selected has the {workload} workload "
-                f"([variant.workloads.{workload}] in its task.toml): {', '.join(skipped)}"
-            )
-        err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
-    with machine(wait):
+    with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
+        opts.variants = install()
+        if skipped := sweeping.skipped(opts):
+            if len(skipped) == len(opts.variants):
+                raise InputError(
+                    f"no variant selected has the {workload} workload "
+                    f"([variant.workloads.{workload}] in its task.toml): {', '.join(skipped)}"
+                )
+            err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
         _sweep(opts, out)
 
 

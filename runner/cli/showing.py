@@ -91,7 +91,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         if not capacity or not sweep_runs(runs).empty:
-            written, note = plot_labelled(runs, sweeps, Path(out_dir), metric)
+            written, note = plot_labelled(_installed(runs), sweeps, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
@@ -102,6 +102,11 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
 
         for stem, fig in capacity_figures(capacity, runs, sweeps):
             written += save(fig, Path(out_dir), stem, ("png", "svg"))
+    if not sweep_runs(runs).empty:
+        from runner.show import versions
+
+        if versions.has_versions(runs):
+            written += versions.write(sweep_runs(runs), sweeps, Path(out_dir), metric)
     if note:
         err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
@@ -169,6 +174,8 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
 
                 text += "\n\nConcurrent tasks that fit in a memory budget (`memrun capacity`):\n\n"
                 text += capacity_markdown(capacity).rstrip("\n")
+            if fmt == "md":
+                text += _across_versions(runs, metric, sweeps)
         if not output:
             click.echo(text, nl=fmt != "html")
             return
@@ -178,6 +185,27 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
+
+
+def _installed(runs):  # type: ignore[no-untyped-def]
+    """The runs the bar, log-log and per-task figures draw: those of installed builds, when there
+    are any; runs at chosen versions (`sweep --version`) have their own figure, versions-*."""
+    if "version_of" not in runs:
+        return runs
+    plain = runs[runs["version_of"].isna()]
+    return plain if not plain.empty else runs
+
+
+def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ignore[no-untyped-def]
+    """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
+    from runner.results.summary import sweep_runs
+    from runner.show import versions
+
+    if runs.empty or not versions.has_versions(runs):
+        return ""
+    return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
+        sweep_runs(runs), metric, sweeps
+    )
 
 
 @main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")

@@ -38,6 +38,9 @@ def doctor(variants: tuple[str, ...]) -> None:
         if r.usable:
             built = "built" if tasks.is_built(v) else f"not built (memrun build {v.name})"
             click.echo(f"{v.name:<{width}} ready    {built}; {versions}")
+            axes = [s for s in v.folder.versions.values() if s.applies_to(v.name)]
+            for spec in axes:  # what `sweep --version` and `bisect` can choose for this variant
+                click.echo(f"{'':<{width}}          versions: --version {spec.name}=V, {spec.what}")
         else:
             bad += 1
             click.echo(f"{v.name:<{width}} MISSING  {'; '.join(r.problems)}")

@@ -77,6 +77,11 @@ class RunRecord:
     client: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
+    # The version axis (`sweep --version go=1.22.0`, `bisect`): {NAME: version} chosen for this
+    # run's build, and the variant it is a version of ("go" for go@1.22.0). Empty and None for the
+    # installed build, and in rows written before versions could be chosen.
+    chosen_version: dict[str, str] = field(default_factory=dict)
+    version_of: str | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -114,6 +119,8 @@ class RunRecord:
             "workload": self.workload,
             "buffer": self.buffer,
             "client": self.client,
+            "chosen_version": self.chosen_version,
+            "version_of": self.version_of,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,8 @@ def _stamp(tf: TaskFolder, build: Build, tools: dict[str, FoundTool]) -> str:
     h.update(json.dumps([build.name, build.commands, build.outputs]).encode())
     for name in sorted(tools):
         h.update(f"{name}={tools[name].path}:{tools[name].version_text}".encode())
+    if tf.chosen is not None:  # a chosen version's environment picks its toolchain (GOTOOLCHAIN)
+        h.update(json.dumps(sorted(tf.chosen.env.items())).encode())
     for rel in sorted(build.inputs):
         base = tf.dir / rel
         files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
@@ -39,6 +42,13 @@ def _stamp(tf: TaskFolder, build: Build, tools: dict[str, FoundTool]) -> str:
             h.update(str(f.relative_to(tf.dir)).encode())
             h.update(f.read_bytes() if f.exists() else b"<missing>")
     return h.hexdigest()
+
+
+def _environment(tf: TaskFolder) -> dict[str, str] | None:
+    """A chosen version builds under its own environment (GOTOOLCHAIN=go1.18.10); others inherit."""
+    if tf.chosen is None or not tf.chosen.env:
+        return None
+    return {**os.environ, **tf.chosen.env}
 
 
 def _stamp_file(tf: TaskFolder) -> Path:
@@ -75,7 +85,7 @@ def build(variant: Variant, log: Callable[[str], None] = lambda s: None, force: 
         argv = [subst(a, vals) for a in command]
         log(" ".join(argv))
         try:
-            proc = subprocess.run(argv, cwd=tf.dir, capture_output=True, text=True)
+            proc = subprocess.run(argv, cwd=tf.dir, capture_output=True, text=True, env=_environment(tf))
         except OSError as e:
             raise BuildError(tf.name, names, argv, str(e)) from None
         if proc.returncode != 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from runner.paths import locations
 from runner.tasks.manifest import ManifestError, TaskFolder, Variant
 from runner.tasks.template import TemplateError, expand
-from runner.tasks.toolchain import FoundTool, resolve
+from runner.tasks.toolchain import FoundTool, tools_of
 from runner.units import format_number
 
 
@@ -35,7 +35,7 @@ def run_command(
     """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks.
     port and buffer fill a workload's `{port}` and `{buffer}` (the connections server's)."""
     tf = variant.folder
-    vals = values(tf, resolve(tf.name, tf.dir.parent), n, sleep)
+    vals = values(tf, tools_of(tf), n, sleep)
     if port is not None:
         vals["port"] = str(port)
     if buffer is not None:

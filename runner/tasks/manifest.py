@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from runner.paths import BUILD_DIR, TASKS_DIR
 from runner.tasks.template import TemplateError, check
+from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
 
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -128,6 +130,10 @@ class Variant:
     own_spread: str | None = None
     workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
     workload: str = SLEEP  # the workload this record runs (see under())
+    # A variant at a version chosen on the version axis (runner.tasks.chosen): {NAME: version},
+    # and the variant it is a version of; empty and None for the installed build.
+    chosen_version: dict[str, str] = field(default_factory=dict)
+    version_of: str | None = None
 
     @property
     def has(self) -> tuple[str, ...]:
@@ -193,10 +199,27 @@ class TaskFolder:
     failures: list[Failure] = field(default_factory=list)
     variants: list[Variant] = field(default_factory=list)
     spread: str | None = None  # [task] spread: why runs of one cell differ (a JVM's heap sizing)
+    versions: dict[str, VersionSpec] = field(default_factory=dict)  # [versions.NAME]: the version axis
+    chosen: Chosen | None = None  # set only on a folder at a chosen version (runner.tasks.chosen)
 
     @property
     def build_dir(self) -> Path:
-        return BUILD_DIR / self.name
+        """build/<folder>/, or the chosen version's own folder: a version never builds over the default."""
+        return self.chosen.dir if self.chosen else BUILD_DIR / self.name
+
+
+@dataclass
+class Chosen:
+    """What makes a folder a chosen version of itself: its own build folder, the tools as that
+    version has them (found and asked for their versions already), the environment its builds and
+    runs get, and anything that went wrong installing it (the cells then say so, as rows)."""
+
+    name: str  # NAME of [versions.NAME]
+    version: str
+    dir: Path  # build/versions/<folder>/<NAME>@<version>
+    tools: dict[str, Any]  # tool name -> runner.tasks.toolchain.FoundTool
+    env: dict[str, str]
+    problems: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- manifests
@@ -388,6 +411,12 @@ def load_folder(folder: Path) -> TaskFolder:
             )
         )
     _check_placeholders(tf)
+    try:
+        tf.versions = parse_all(
+            data.get("versions"), set(tf.tools), {v.name for v in tf.variants}, COMMAND_NAMES, path
+        )
+    except VersionSpecError as e:
+        raise ManifestError(str(e)) from None
     for tool in tf.tools.values():
         if tool.package and tool.package not in tf.apt:
             raise ManifestError(f"{path}: tools.{tool.name}.package {tool.package!r} is not in task.apt")

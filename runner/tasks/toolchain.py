@@ -19,7 +19,7 @@ from pathlib import Path
 
 from runner.paths import TASKS_DIR, locations
 from runner.tasks import packages
-from runner.tasks.manifest import Build, Tool, Variant, load_all
+from runner.tasks.manifest import Build, TaskFolder, Tool, Variant, load_all
 from runner.tasks.template import names_in
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # colour codes some tools print even when piped (mvn)
@@ -57,30 +57,48 @@ def _candidates(pattern: str) -> list[str]:
     return [expanded]
 
 
+def probe(tool: Tool, path: str, env: dict[str, str] | None = None) -> FoundTool | str:
+    """Ask the program at `path` for its version (under `env`, over the inherited environment):
+    a FoundTool, or what was seen instead. The minimum version is the caller's business."""
+    argv = [path if a == "{self}" else a for a in tool.version]
+    try:
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=60, env={**os.environ, **env} if env else None
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{path}: {e}"
+    text = ANSI.sub("", proc.stdout + "\n" + proc.stderr).strip()
+    m = re.search(tool.version_regex, text)
+    if proc.returncode != 0 or not m:
+        return f"{path}: version not recognised"
+    version = m.group(1) if m.groups() else m.group(0)
+    first = next((line for line in text.splitlines() if version in line), version)
+    return FoundTool(tool.name, path, version, first.strip(), None)
+
+
+def candidates(tool: Tool) -> list[str]:
+    """Every executable the tool's find patterns name here, in order, each once."""
+    out: list[str] = []
+    for pattern in tool.find:
+        for path in _candidates(pattern):
+            if os.path.isfile(path) and os.access(path, os.X_OK) and path not in out:
+                out.append(path)
+    return out
+
+
 def find_tool(tool: Tool) -> FoundTool:
     """The first candidate that runs and is new enough, else a problem that says what was seen."""
     seen: list[str] = []
-    for pattern in tool.find:
-        for path in _candidates(pattern):
-            if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                continue
-            argv = [path if a == "{self}" else a for a in tool.version]
-            try:
-                proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-            except (OSError, subprocess.TimeoutExpired) as e:
-                seen.append(f"{path}: {e}")
-                continue
-            text = ANSI.sub("", proc.stdout + "\n" + proc.stderr).strip()
-            m = re.search(tool.version_regex, text)
-            if proc.returncode != 0 or not m:
-                seen.append(f"{path}: version not recognised")
-                continue
-            version = m.group(1) if m.groups() else m.group(0)
-            if tool.min_version and _version_tuple(version) < _version_tuple(tool.min_version):
-                seen.append(f"{path} is {version}")
-                continue
-            first = next((line for line in text.splitlines() if version in line), version)
-            return FoundTool(tool.name, path, version, first.strip(), None)
+    for path in candidates(tool):
+        found = probe(tool, path)
+        if isinstance(found, str):
+            seen.append(found)
+            continue
+        version = found.version or ""
+        if tool.min_version and _version_tuple(version) < _version_tuple(tool.min_version):
+            seen.append(f"{path} is {version}")
+            continue
+        return found
     need = f" >= {tool.min_version}" if tool.min_version else ""
     looked = f"looked for {', '.join(tool.find)}"
     problem = f"{tool.name}{need} not found ({looked}" + (f"; saw: {'; '.join(seen)})" if seen else ")")
@@ -91,6 +109,13 @@ def find_tool(tool: Tool) -> FoundTool:
 def resolve(folder_name: str, tasks_dir: Path = TASKS_DIR) -> dict[str, FoundTool]:
     tf = next(v.folder for v in load_all(tasks_dir).values() if v.folder.name == folder_name)
     return {name: find_tool(tool) for name, tool in tf.tools.items()}
+
+
+def tools_of(tf: TaskFolder) -> dict[str, FoundTool]:
+    """The folder's tools as found here, or as its chosen version has them (runner.tasks.chosen)."""
+    if tf.chosen is not None:
+        return tf.chosen.tools
+    return resolve(tf.name, tf.dir.parent)
 
 
 def _tools_in(texts: Iterable[str], tools: dict[str, Tool]) -> set[str]:
@@ -120,13 +145,15 @@ class Readiness:
 
 def readiness(variant: Variant) -> Readiness:
     tf = variant.folder
-    tools = resolve(tf.name, tf.dir.parent)
+    tools = tools_of(tf)
     missing = {n for n, t in tools.items() if t.path is None}
     required = {n for n, t in tf.tools.items() if not t.optional}
     run_tools = _tools_in(variant.run + [a for r in variant.when for a in r.args], tf.tools)
     problems = [tools[n].problem or n for n in sorted((required | run_tools) & missing)]
     lacking, _ = packages.missing(tf)
     problems += [f"Debian package {p} not installed (the build needs its files)" for p in lacking]
+    if tf.chosen is not None:
+        problems += tf.chosen.problems
     chosen = None
     for b in tf.builds:
         if not (_tools_in([a for c in b.commands for a in c], tf.tools) & missing):

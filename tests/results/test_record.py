@@ -15,7 +15,14 @@ CURRENT = Path(__file__).resolve().parents[2] / "plots" / "data" / "runs.jsonl"
 
 
 # Fields that memrun added after the committed rows were written: written back as these defaults.
-NEWER = {"memory_cap": None, "kind": "sweep", "label": None, "env_override": {}}
+NEWER = {
+    "memory_cap": None,
+    "kind": "sweep",
+    "label": None,
+    "env_override": {},
+    "chosen_version": {},
+    "version_of": None,
+}
 # ... and after the current ones: every row before workloads is a sleep row, with no client
 WORKLOAD = {"workload": "sleep", "buffer": None, "client": None}
 NEWER_MEASURED = {
@@ -46,7 +53,8 @@ def test_every_current_row_reads_back_to_the_same_json():
         out = RunRecord.from_json(row).to_json()
         assert {k: out[k] for k in row} == row
         newer = {k: out[k] for k in set(out) - set(row)}  # rows written before a field existed
-        assert set(newer) <= {*NEWER_MEASURED, *WORKLOAD, "env_override"}, newer
+        later = {*NEWER_MEASURED, *WORKLOAD, "env_override", "chosen_version", "version_of"}
+        assert set(newer) <= later, newer
         assert newer.pop("workload", "sleep") == "sleep" and not any(newer.values()), newer
 
 
@@ -66,3 +74,14 @@ def test_a_record_from_an_older_or_newer_memrun_loads(tmp_path):
     runs = load_runs([tmp_path])
     assert list(runs["n"]) == [10, 20] and runs["some_future_field"].iloc[1] == {"a": 1}
     assert RunRecord.from_json(newer).to_json()["some_future_field"] == {"a": 1}
+
+
+def test_a_chosen_version_is_stored_and_read_back():
+    record = RunRecord(
+        variant="go@1.18.10", n=1, verdict="failed", chosen_version={"go": "1.18.10"}, version_of="go"
+    )
+    data = record.to_json()
+    assert (data["chosen_version"], data["version_of"]) == ({"go": "1.18.10"}, "go")
+    assert RunRecord.from_json(data) == record
+    older = RunRecord.from_json({"variant": "go", "n": 1, "verdict": "valid", "peak_rss": 5})
+    assert older.version_of is None and older.chosen_version == {}

@@ -1,0 +1,287 @@
+"""`memrun bisect VARIANT LIBRARY FROM..TO --n N`: which release changed the per-task cost.
+
+The search is runner.bisect's; this module measures each probed version the way a sweep does (its
+own build folder, runs at N=1 and N stored in --out as ordinary sweep rows labelled
+VARIANT@VERSION, so `memrun report OUT` shows every version tried) and prints each figure as it
+comes. The whole search holds the measuring lock: builds disturb runs as much as runs do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import socket
+import statistics
+import sys
+from pathlib import Path
+
+import click
+
+from runner.bisect import Outcome, Probe, another_change, built, search
+from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.inputs import SleepSpec, parse_n
+from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
+from runner.results import METRICS, ResultsDir, ResultsError
+from runner.tasks import Variant
+from runner.tasks.versionspec import VersionSpec
+from runner.units import KIB, MB
+
+
+@main.command(short_help="Find the first version whose per-task cost at N changes.")
+@click.argument("variant_name", metavar="VARIANT")
+@click.argument("library", metavar="LIBRARY")
+@click.argument("span", metavar="FROM..TO")
+@click.option("--n", "n_text", required=True, help="The N whose per-task cost is compared (1e5, 100k…).")
+@click.option(
+    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help="Memory figure."
+)
+@click.option(
+    "--threshold",
+    default="10%",
+    show_default=True,
+    help="A version changed when its per-task cost differs from FROM's by more than this.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 5),
+    default=None,
+    help="Runs at each N per version to start with [default: 1, or 3 where the manifest says the "
+    "runtime's runs spread]; a verdict near the threshold gets more runs, up to 5.",
+)
+@click.option("--sleep", "sleep_text", default="10", show_default=True, help="As for sweep: seconds or auto.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="results",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Results directory: every run is stored as a sweep row (VARIANT@VERSION).",
+)
+@click.option("--label", default=None, help="Stored in every run (default: the host name).")
+@timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
+@INTERVAL_OPTION
+@MEMORY_CAP_OPTION
+@click.option(
+    "--wait", is_flag=True, help="Queue behind another measurement instead of exiting with status 2."
+)
+def bisect(
+    variant_name: str,
+    library: str,
+    span: str,
+    n_text: str,
+    metric: str,
+    threshold: str,
+    repeat: int | None,
+    sleep_text: str,
+    out_dir: str,
+    label: str | None,
+    timeout: float | None,
+    interval: float,
+    memory_cap: int | str,
+    wait: bool,
+) -> None:
+    """Find the first version of LIBRARY (a [versions.LIBRARY] table of VARIANT's task.toml: tokio,
+    go, node…) between FROM and TO whose per-task cost at N, (M(N) - M(1)) / N, differs from FROM's
+    by more than --threshold. Binary search over the versions the registry lists in the range: it
+    builds only the versions it probes, at most ceil(log2(versions)) + 2 of them, and prints each
+    version tried with its figures, then the first changed version.
+    """
+    from runner.show.compare import parse_threshold
+    from runner.tasks import registry
+
+    variant = select_variants([variant_name])[0]
+    spec = variant.folder.versions.get(library)
+    if spec is None or not spec.applies_to(variant.name):
+        axes = [n for n, s in variant.folder.versions.items() if s.applies_to(variant.name)]
+        raise InputError(
+            f"{variant.name} has no version axis {library!r} (its axes: {', '.join(axes) or 'none'})"
+        )
+    low, sep, high = span.partition("..")
+    if not sep or not low or not high:
+        raise InputError(f"expected FROM..TO (e.g. 1.20.0..1.54.1), got {span!r}")
+    try:
+        n = parse_n(n_text)
+        limit = parse_threshold(threshold)
+        sleep = SleepSpec.parse(sleep_text)
+        ends = [registry.choose(variant.folder, spec, v)[0] for v in (low, high)]
+        versions = registry.choose(variant.folder, spec, f"{ends[0]}..{ends[1]}")
+    except registry.RegistryError as e:
+        raise InputError(str(e)) from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if n < 2:
+        raise InputError("--n must be at least 2: the per-task cost compares N with N=1")
+    versions = sorted({*versions, *ends}, key=registry.key)
+    runs = repeat or (3 if variant.spread else 1)
+    out = ResultsDir(out_dir)
+    probe = _Prober(variant, spec, n, metric, sleep, out, timeout, interval / 1000.0, label, memory_cap)
+    click.echo(
+        f"bisect {variant.name}: {spec.name} {versions[0]} .. {versions[-1]}, {len(versions)} releases "
+        f"in the registry's list; per-task {metric} at N={n:,}, threshold {limit:.0%}; "
+        f"at most {_bound(len(versions))} builds"
+    )
+    with machine(wait):
+        outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
+    for line in _summary(outcome, probe, spec.name, n, out):
+        click.echo(line)
+
+
+def _bound(count: int) -> int:
+    return math.ceil(math.log2(max(count, 1))) + 2
+
+
+class _Prober:
+    """Measures one version at N=1 and N as a small sweep of its own, counting its builds."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        spec: VersionSpec,
+        n: int,
+        metric: str,
+        sleep: SleepSpec,
+        out: ResultsDir,
+        timeout: float | None,
+        interval: float,
+        label: str | None,
+        memory_cap: int | str,
+    ) -> None:
+        self.variant, self.spec, self.n, self.metric = variant, spec, n, metric
+        self.sleep, self.out, self.timeout, self.interval = sleep, out, timeout, interval
+        self.label = label or socket.gethostname()
+        self.memory_cap_text = memory_cap
+        self.memory_cap: int | None = None
+        self.chosen: dict[str, Variant] = {}
+        self.sweeps: dict[str, list[str]] = {}
+        self.made: dict[str, int] = {}
+        self.built: set[str] = set()
+        self.up_to_date: set[str] = set()
+
+    def _variant(self, version: str) -> Variant:
+        from runner.tasks import chosen, registry
+
+        if version not in self.chosen:
+            listed = registry.listing(self.variant.folder, self.spec)
+            err(f"[version] {self.spec.name} {version}: installing into its own build folder")
+            self.chosen[version] = chosen.choose(
+                self.variant, self.spec, version, listed, log=lambda line: err(f"  $ {line}")
+            )
+        return self.chosen[version]
+
+    def measure(self, version: str, runs: int) -> Probe:
+        from runner import sweep as sweeping
+        from runner.show.progress import SweepPrinter
+        from runner.tasks import is_built, readiness
+
+        if self.memory_cap is None:
+            self.memory_cap = resolve_memory_cap(self.memory_cap_text, log=err)
+        variant = self._variant(version)
+        more = runs - self.made.get(version, 0)
+        if more > 0:
+            ready = readiness(variant).usable
+            fresh = ready and not is_built(variant)
+            opts = sweeping.SweepOptions(
+                variants=[variant],
+                ns=[1, self.n],
+                sleep=self.sleep,
+                repeat=more,
+                out=self.out,
+                timeout=self.timeout,
+                interval=self.interval,
+                memory_cap=self.memory_cap,
+                label=self.label,
+                command=" ".join(["memrun", *sys.argv[1:]]),
+            )
+            try:
+                sweeping.prepare(opts, log=err)
+                if fresh and not opts.build_errors:
+                    self.built.add(version)
+                elif ready and not opts.build_errors:
+                    self.up_to_date.add(version)
+                printer = SweepPrinter()
+                end = sweeping.run_sweep(opts, printer.progress())
+                printer.clear()
+            except ResultsError as e:
+                raise InputError(str(e)) from None
+            except KeyboardInterrupt:
+                click.echo(f"interrupted: the runs so far are in {self.out.path}", err=True)
+                sys.exit(130)
+            self.sweeps.setdefault(version, []).append(end["sweep_id"])
+            self.made[version] = self.made.get(version, 0) + more
+        result = self._probe(version, variant.name)
+        result = dataclasses.replace(result, built=version in self.built)
+        click.echo(_line(result, self.n, self.metric))
+        return result
+
+    def _probe(self, version: str, name: str) -> Probe:
+        ids = set(self.sweeps.get(version, []))
+        rows = [r for r in self.out.existing_rows() if r.get("sweep_id") in ids and r.get("variant") == name]
+        counted = [r for r in rows if not r.get("superseded")]
+        values = {
+            n: [
+                float(r[self.metric])
+                for r in counted
+                if r["n"] == n and r["verdict"] == "valid" and r.get(self.metric)
+            ]
+            for n in (1, self.n)
+        }
+        if not values[1] or not values[self.n]:
+            failed = [r for r in counted if r["verdict"] != "valid"]
+            why = failed[-1].get("reason") if failed else f"no {self.metric} recorded"
+            return Probe(version, None, None, None, 0, None, problem=str(why))
+        at_1, at_n = statistics.median(values[1]), statistics.median(values[self.n])
+        spread = (max(values[self.n]) - min(values[self.n])) / at_n if at_n else None
+        return Probe(version, (at_n - at_1) / self.n, at_n, at_1, len(values[self.n]), spread)
+
+
+def _line(p: Probe, n: int, metric: str) -> str:
+    if p.per_task is None:
+        return f"  {p.version:<12} no figure: {p.problem}"
+    runs = f"{p.runs} run{'s' if p.runs > 1 else ''}"
+    spread = f", spread {p.spread:.1%}" if p.runs > 1 and p.spread is not None else ""
+    return (
+        f"  {p.version:<12} {p.per_task / KIB:6.3f} KiB/task at N={n:,}  "
+        f"({metric} {p.at_n / MB:,.1f} MB at N={n:,}, {p.at_1 / MB:,.1f} MB at N=1; {runs}{spread})"
+    )
+
+
+def _summary(outcome: Outcome, probe: _Prober, name: str, n: int, out: ResultsDir) -> list[str]:
+    lines = [
+        "",
+        f"versions tried, in order ({name}; per-task cost at N={n:,}, change from {outcome.versions[0]}):",
+    ]
+    for version in dict.fromkeys(p.version for p in outcome.probes):
+        last = [p for p in outcome.probes if p.version == version][-1]
+        change = outcome.change(last)
+        verdict = outcome.judged.get(version)
+        said = "" if verdict is None else ("  changed" if verdict else "  same")
+        figure = "no figure" if last.per_task is None else f"{last.per_task / KIB:.3f} KiB/task"
+        delta = "" if change is None or version == outcome.versions[0] else f" ({change:+.1%})"
+        lines.append(f"  {version:<12} {figure}{delta}, {last.runs} run(s) at each N{said}")
+    count = built(outcome)
+    lines.append(
+        f"builds: {count} versions probed of {len(outcome.versions)} in the range "
+        f"({len(probe.built)} built now, {len(probe.up_to_date)} already up to date); "
+        f"bound ⌈log2 {len(outcome.versions)}⌉ + 2 = {outcome.bound}"
+    )
+    if outcome.first_changed:
+        before = [p for p in outcome.probes if p.version == outcome.last_same][-1]
+        after = [p for p in outcome.probes if p.version == outcome.first_changed][-1]
+        lines.append(
+            f"first changed: {name} {outcome.first_changed} "
+            f"({before.per_task / KIB:.3f} KiB/task at {outcome.last_same} → "
+            f"{after.per_task / KIB:.3f} at {outcome.first_changed}, "
+            f"{(after.per_task - before.per_task) / before.per_task:+.1%})"
+        )
+        later = another_change(outcome)
+        if later is not None and later.per_task is not None:
+            lines.append(
+                f"the range holds another change: {later.version} costs {later.per_task / KIB:.3f} KiB/task, "
+                f"{(later.per_task - after.per_task) / after.per_task:+.1%} from {outcome.first_changed}; "
+                f"`memrun bisect {probe.variant.name} {name} {outcome.first_changed}..{outcome.versions[-1]} "
+                f"--n {n}` finds the next"
+            )
+    if outcome.note:
+        lines.append(outcome.note)
+    lines.append(f"runs stored in {Path(out.path)}: memrun report {out.path}")
+    return lines
