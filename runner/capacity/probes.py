@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from runner import tasks
+from runner import tasks, verdict
 from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.connections import DEFAULT_BUFFER
-from runner.execute import execute
+from runner.connections.fds import for_connections
+from runner.execute import execute, unrunnable_record
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
 from runner.tasks.manifest import SLEEP
@@ -121,6 +122,17 @@ class Prober:
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
+        if self.variant.workload != SLEEP and (fit := for_connections(n)).problem:
+            # Past the descriptors this process can grant: a failure the limit decides, stored
+            # as one (fd-limit), never a run whose client cannot open a single connection.
+            judged = verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
+            identity = {**self.identity, "memory_cap": self.budget, "sleep_s": sleep}
+            record = unrunnable_record(
+                self.variant, n, judged, kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **identity
+            )
+            self.opts.out.add_run(record)
+            self.probes.append(record)
+            return record
         timeout = probe_timeout(self._history(), self.variant.name, n, sleep)
         ex = execute(
             self.variant,
