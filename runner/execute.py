@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import fingerprint, hostinfo, tasks, verdict
+from runner import connections, fingerprint, hostinfo, tasks, verdict
+from runner.connections import judge, run
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.results import RunRecord
@@ -37,6 +38,8 @@ class Execution:
     memory_cap: int | None
     result: RunResult
     judged: verdict.Verdict
+    buffer: int | None = None  # bytes each connection reads into (connections workload)
+    client: dict[str, Any] | None = None  # the load client's report (connections workload)
 
     def record(self, **identity: object) -> RunRecord:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind..."""
@@ -56,6 +59,9 @@ class Execution:
             remedy=self.judged.remedy,
             memory_cap=self.memory_cap,
             result=self.result,
+            workload=self.variant.workload,
+            buffer=self.buffer,
+            client=self.client,
             **identity,  # type: ignore[arg-type]
         )
 
@@ -77,18 +83,33 @@ def execute(
     on_sample: Callable[[Sample], None] | None = None,
     timeout_grace: float = 0.0,
     env_override: dict[str, str] | None = None,
+    buffer: int = connections.DEFAULT_BUFFER,
 ) -> Execution:
     """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run.
 
     futex_hash: buckets of the futex hash every process of the run asks for (limits.futex).
     timeout_grace: how far the timeout may be pushed back while the run's threads are ending.
     env_override: variables the user set for every run (`sweep --env`), over the manifest's own.
+    A variant seen under the connections workload (Variant.under) is a server: memrun's load
+    client opens its N connections, holds them for `sleep` after `ready N` and closes them
+    (runner.connections); `buffer` is each connection's read buffer.
     """
-    argv, env, reasons = tasks.run_command(variant, n, sleep)
-    if env_override:
-        env = {**env, **env_override}
-    if futex_hash is not None:
-        env, reasons = {**env, **futex.environment(futex_hash)}, [*reasons, futex.reason(futex_hash)]
+    if variant.workload == connections.CONNECTIONS:
+        return _execute_connections(
+            variant,
+            n,
+            sleep,
+            timeout=timeout,
+            ready_by=ready_by,
+            memory_cap=memory_cap,
+            futex_hash=futex_hash,
+            interval=interval,
+            on_sample=on_sample,
+            timeout_grace=timeout_grace,
+            env_override=env_override,
+            buffer=buffer,
+        )
+    argv, env, reasons = _command(variant, n, sleep, env_override, futex_hash)
     timeout = timeout if timeout is not None else default_timeout(sleep)
     result = measure(
         argv,
@@ -101,8 +122,87 @@ def execute(
         on_sample=on_sample,
         timeout_grace=timeout_grace,
     )
-    judged = verdict.classify(result, n, sleep, variant.per_task, failures=variant.failures)
+    judged = verdict.classify(
+        result, n, sleep, variant.per_task, failures=variant.failures, workload=variant.workload
+    )
     return Execution(variant, n, sleep, timeout, argv, env, reasons, memory_cap, result, judged)
+
+
+def _command(
+    variant: tasks.Variant,
+    n: int,
+    sleep: float,
+    env_override: dict[str, str] | None,
+    futex_hash: int | None,
+    **placeholders: int,
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """argv, environment and flag reasons: the manifest's, the user's --env over it, the futex preload."""
+    argv, env, reasons = tasks.run_command(variant, n, sleep, **placeholders)
+    if env_override:
+        env = {**env, **env_override}
+    if futex_hash is not None:
+        env, reasons = {**env, **futex.environment(futex_hash)}, [*reasons, futex.reason(futex_hash)]
+    return argv, env, reasons
+
+
+def _execute_connections(
+    variant: tasks.Variant,
+    n: int,
+    sleep: float,
+    *,
+    timeout: float | None,
+    ready_by: float | None,
+    memory_cap: int | None,
+    futex_hash: int | None,
+    interval: float,
+    on_sample: Callable[[Sample], None] | None,
+    timeout_grace: float,
+    env_override: dict[str, str] | None,
+    buffer: int,
+) -> Execution:
+    """execute() for a connections server: the same measurement, with the load client beside it."""
+    plan = run.plan(n, sleep, buffer, memory_cap)
+    argv, env, reasons = _command(variant, n, sleep, env_override, futex_hash, port=plan.port, buffer=buffer)
+    timeout = timeout if timeout is not None else run.default_timeout(n, sleep)
+    result = measure(
+        argv,
+        timeout=timeout,
+        ready_by=ready_by,
+        interval=interval,
+        env={**os.environ, **env},
+        cwd=variant.folder.dir,
+        memory_cap=memory_cap,
+        on_sample=on_sample,
+        timeout_grace=timeout_grace,
+        nofile=plan.descriptors.server,
+        account_sockets=True,
+        companion=plan.hold,
+    )
+    client = plan.hold.report()
+    judged = judge.judge(
+        result,
+        client,
+        n,
+        sleep,
+        per_task=variant.per_task,
+        failures=variant.failures,
+        port=plan.port,
+        held_s=plan.hold.held_s,
+    )
+    return Execution(
+        variant,
+        n,
+        sleep,
+        timeout,
+        argv,
+        env,
+        reasons,
+        memory_cap,
+        result,
+        judged,
+        buffer=buffer,
+        client=client.to_json() if client else None,
+    )
 
 
 def unrunnable_record(
@@ -118,6 +218,7 @@ def unrunnable_record(
         code=judged.code,
         reason=judged.reason,
         remedy=judged.remedy,
+        workload=variant.workload,
         **identity,  # type: ignore[arg-type]
     )
 

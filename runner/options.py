@@ -9,6 +9,7 @@ from collections.abc import Callable
 import click
 
 from runner.inputs import parse_size
+from runner.tasks.manifest import SLEEP, WORKLOADS
 
 
 class FiniteFloat(click.FloatRange):
@@ -99,4 +100,52 @@ FUTEX_HASH_OPTION = click.option(
     "which makes each start of a thread slower the more threads sleep in futex waits. Recorded "
     "with each run; the default label gains '+futex-hash-SLOTS', so such runs are never pooled "
     "with plain ones.",
+)
+
+
+class Size(click.ParamType):
+    """A size in bytes: 1024, 1KiB, 64KiB (as for --memory-cap)."""
+
+    name = "SIZE"
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+WORKLOAD_HELP = (
+    "What each program keeps alive: 'sleep' = N tasks that sleep (the 2023 article's workload); "
+    "'connections' = a server holding N idle TCP connections on 127.0.0.1, one task each in its "
+    "runtime's idiom, opened by memrun's own load client (outside the measured cgroup), held for "
+    "the sleep once the server says `ready N`, then closed. Only variants whose manifest has the "
+    "workload run it ([variant.workloads.connections] in task.toml)."
+)
+
+
+def workload_option(help_text: str = WORKLOAD_HELP):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--workload",
+        type=click.Choice(list(WORKLOADS)),
+        default=SLEEP,
+        show_default=True,
+        help=help_text,
+    )
+
+
+SHOWN_WORKLOAD_HELP = (
+    "Which workload's runs to show: sleep (the default; rows stored before workloads existed are "
+    "sleep rows) or connections. A table or figure never mixes two workloads."
+)
+
+BUFFER_OPTION = click.option(
+    "--buffer",
+    type=Size(),
+    default="1024",
+    show_default=True,
+    help="connections: bytes each connection's task reads into (the server's {buffer}), the same "
+    "for every runtime; recorded with every run, and runs of different sizes are other cells.",
 )

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import tasks, verdict
+from runner import connections, tasks, verdict
+from runner.connections import fds
 from runner.execute import context, execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.limits import predict, read_limits
@@ -26,6 +27,7 @@ from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
 from runner.results.needs import thread_need
 from runner.signals import sigterm_raises
+from runner.tasks.manifest import SLEEP
 
 
 def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
@@ -35,7 +37,7 @@ def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
 
 @dataclass(frozen=True)
 class Cell:
-    variant: tasks.Variant
+    variant: tasks.Variant  # as it runs the sweep's workload (Variant.under)
     n: int
     repeat: int
 
@@ -59,6 +61,8 @@ class SweepOptions:
     futex_hash: int | None = None  # --futex-hash: buckets every process of a run asks for
     label: str | None = None  # stored in every run; None: the sweep's label is its host name
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
+    workload: str = SLEEP  # what each program keeps alive: sleeping tasks, connections
+    buffer: int = connections.DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
@@ -73,8 +77,28 @@ class Progress:
     log: Callable[[str], None] = lambda line: None
 
 
+def runnable(opts: SweepOptions) -> list[tasks.Variant]:
+    """The variants as they run the sweep's workload; those whose manifest lacks it are left out
+    (skipped() names them)."""
+    return [v.under(opts.workload) for v in opts.variants if opts.workload in v.has]
+
+
+def skipped(opts: SweepOptions) -> list[str]:
+    """Variants the sweep does not run: their manifest has no table for its workload."""
+    return [v.name for v in opts.variants if opts.workload not in v.has]
+
+
 def cells(opts: SweepOptions) -> list[Cell]:
-    return [Cell(v, n, r) for n in opts.ns for v in opts.variants for r in range(opts.repeat)]
+    return [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
+
+
+def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored rows of the sweep's workload (rows without one are sleep rows) and, for
+    connections, of its buffer size: others are other cells."""
+    mine = [r for r in rows if (r.get("workload") or SLEEP) == opts.workload]
+    if opts.workload == connections.CONNECTIONS:
+        mine = [r for r in mine if r.get("buffer") == opts.buffer]
+    return mine
 
 
 def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
@@ -91,7 +115,7 @@ def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
         return set()
     return {
         (r["variant"], int(r["n"]), int(r.get("repeat", 0)))
-        for r in opts.out.existing_rows()
+        for r in _workload_rows(opts, opts.out.existing_rows())
         if not r.get("superseded")
         and str(r.get("sleep_requested")) == str(opts.sleep)
         and (r.get("env_override") or {}) == opts.env_override
@@ -105,7 +129,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     _repair(opts, p.log)
     sweep_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
-    versions, meta = context(opts.variants, opts.command)
+    versions, meta = context(runnable(opts), opts.command)
     opts.label = opts.label or meta["host"]
     meta = {
         "sweep_id": sweep_id,
@@ -118,11 +142,15 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "raise_limits": opts.raise_limits,
         "memory_cap": opts.memory_cap,
         "env_override": opts.env_override,
+        "workload": opts.workload,
+        **({"buffer": opts.buffer} if opts.workload == connections.CONNECTIONS else {}),
+        "skipped": skipped(opts),
     }
     opts.out.add_sweep(meta)
 
     todo = [c for c in cells(opts) if c.key not in _done_keys(opts)]
-    known = [RunRecord.from_json(r) for r in opts.out.existing_rows()]  # for does-not-fit
+    # for does-not-fit: what this workload's runs needed at smaller N
+    known = [RunRecord.from_json(r) for r in _workload_rows(opts, opts.out.existing_rows())]
     if opts.resume:
         p.log(
             f"resume: {len(cells(opts)) - len(todo)} cell(s) already in {opts.out.path}, {len(todo)} to run"
@@ -133,7 +161,9 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     interrupted = False
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if opts.raise_limits and todo:
-        limit_ctx = raised_limits(max(c.n for c in todo), [v.per_task for v in opts.variants], log=p.log)
+        # what the variants need as they run the sweep's workload (Variant.under says which)
+        needs = [v.per_task for v in runnable(opts)]
+        limit_ctx = raised_limits(max(c.n for c in todo), needs, log=p.log, workload=opts.workload)
     try:
         with sigterm_raises(), limit_ctx:
             if opts.raise_limits and todo:  # what the runs had: `inspect` draws these, not the defaults
@@ -189,6 +219,10 @@ def _unrunnable(
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
         return verdict.build_failed(name, build_error)
+    if opts.workload == connections.CONNECTIONS:
+        fit = fds.for_connections(cell.n)
+        if fit.problem:
+            return verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
     if opts.memory_cap is not None:
         need = cost.estimate(known, name, cell.variant.per_task, cell.n)
         if need is not None and need.bytes > opts.memory_cap:
@@ -217,6 +251,7 @@ def _run_cell(
         versions=versions,
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
+        **({"buffer": opts.buffer} if opts.workload == connections.CONNECTIONS else {}),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )
@@ -226,6 +261,7 @@ def _run_cell(
         opts.out.add_run(record)
         return [record]
     identity.pop("memory_cap")
+    identity.pop("buffer", None)  # the execution records its own
     records: list[RunRecord] = []
     for attempt in (1, 2):
         p.on_start(cell, i, total, sleep)
@@ -239,6 +275,7 @@ def _run_cell(
             interval=opts.interval,
             on_sample=lambda s: p.on_sample(cell, s),
             env_override=opts.env_override,
+            buffer=opts.buffer,
         )
         record = _with_need(ex.record(attempt=attempt, **identity), cell, [*known, *records])
         # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
@@ -286,5 +323,5 @@ def prepare(opts: SweepOptions, log: Callable[[str], None]) -> None:
     if opts.resume:
         opts.out.existing_rows()
     _repair(opts, log)
-    usable = [v for v in opts.variants if tasks.readiness(v).usable]
+    usable = [v for v in runnable(opts) if tasks.readiness(v).usable]
     opts.build_errors = tasks.build_all(usable, log)

@@ -2,8 +2,9 @@
 and what to do. Only a run that printed `ready N` in time and exited 0 measured N live tasks.
 
 Generic rules live here (could it start, timeout, signal, OOM kill, the limits arithmetic that
-names which kernel limit a thread count reached). What a runtime prints when it fails lives in its
-manifest's failure table (tasks/*/task.toml, `[[failure]]`): this module never names a runtime.
+names which kernel limit a thread count reached, which descriptor limit a run ran out of). What a
+runtime prints when it fails lives in its manifest's failure table (tasks/*/task.toml,
+`[[failure]]`): this module never names a runtime, and knows only the OS's own words.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from runner.diagnose import diagnose_run
-from runner.limits import futex
-from runner.limits.host import LABELS, NEAR, Limits, int_value, read_limits
+from runner.limits import files, futex
+from runner.limits.connections import CONNECTIONS
+from runner.limits.hit import round_up
+from runner.limits.host import HEADROOM, LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
-from runner.tasks.manifest import Failure
+from runner.tasks.manifest import SLEEP, Failure
 from runner.tasks.template import TemplateError, expand
 from runner.units import MIB, size
 
@@ -32,6 +35,7 @@ CODES = {
     "interrupted": "stopped by the user",
     "timeout": "killed at the timeout",
     "thread-limit": "the OS refused a thread: a kernel or process limit (named in the reason)",
+    "fd-limit": "out of file descriptors: the run's RLIMIT_NOFILE (EMFILE) or fs.file-max (ENFILE)",
     "out-of-memory": "killed by the OOM killer or the runtime said it ran out of memory",
     "does-not-fit": "not run: what N needs (from earlier runs) is more than the memory cap",
     "signal": "killed by a signal",
@@ -45,6 +49,12 @@ CODES = {
 # threads-max, RLIMIT_NPROC, pids.max), and an mmap of a stack or its guard -> ENOMEM.
 THREAD_FAILURE = re.compile(r"Resource temporarily unavailable|(?:thread|stack).*Cannot allocate memory")
 OUT_OF_MEMORY = re.compile(r"out of memory|Cannot allocate \d+ bytes", re.IGNORECASE)
+# What the OS says when a process is out of descriptors (strerror of EMFILE; ENFILE's adds "in
+# system"), whatever the runtime; a runtime's own wording is a manifest's `means = "fd-limit"`.
+FD_FAILURE = re.compile(r"Too many open files")
+# Once a run is known to be out of descriptors, which limit: the system-wide one shows as ENFILE's
+# strerror (in any case: some runtimes lower it) or the errno's own name.
+SYSTEM_WIDE = re.compile(r"too many open files in system|\bENFILE\b", re.IGNORECASE)
 # stderr lines that are not the message: stack frames, backtrace headers, hints
 NOISE = re.compile(r"^\s|^note:|^stack backtrace:|^\[0x[0-9a-f]+\]|^$")  # [0x…]: a frame address
 
@@ -73,6 +83,7 @@ class _Run:
     per_task: dict
     limits: Limits
     failures: Sequence[Failure] = field(default_factory=tuple)
+    workload: str = SLEEP
 
     @property
     def stderr(self) -> str:
@@ -189,6 +200,69 @@ def _capped(run: _Run) -> Verdict | None:
         "N tasks need more than this machine can spare: run fewer, or on a larger machine "
         "(--memory-cap SIZE moves the cap; it keeps memrun and the host alive)",
     )
+
+
+def _run_nofile(run: _Run) -> tuple[int | None, str]:
+    """The RLIMIT_NOFILE the run's program had, and where it came from: under the connections
+    workload the value memrun set (runner.limits.files, a function of N and the limits), else the
+    soft limit it inherited from memrun."""
+    if run.workload == CONNECTIONS:
+        try:
+            return files.run_nofile(run.n, run.limits).server, f"set by memrun for N = {run.n:,}"
+        except files.NofileError:
+            top, name = files.ceiling(run.limits)
+            return top, name
+    return int_value(run.limits, "nofile_soft"), "inherited from memrun"
+
+
+def _fd_limit(run: _Run) -> Verdict | None:
+    """Out of file descriptors: EMFILE (the run's RLIMIT_NOFILE) or ENFILE (fs.file-max).
+
+    Checked before the timeout: a server whose accept() keeps failing with EMFILE never says
+    `ready`, and the timeout is only the consequence. A run that still did what it should (a
+    runtime that retried past a transient EMFILE) is judged by the later rules.
+    """
+    r = run.result
+    if r.exit_code == 0 and not r.timed_out and r.ready_n == run.n:
+        return None
+    found = run.matched("fd-limit")
+    if not (found or FD_FAILURE.search(run.stderr)):
+        return None
+    outcome = "timed out" if r.timed_out else f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
+    tasks = "connections" if run.workload == CONNECTIONS else "tasks"
+    if SYSTEM_WIDE.search(run.stderr):
+        limit = int_value(run.limits, "file_max")
+        open_now = int_value(run.limits, "files_open")
+        target = round_up(2 * run.n + (open_now or 0) + files.SERVER_SPARE + files.CLIENT_SPARE + HEADROOM)
+        which = f"fs.file-max ({_count(limit)} file handles system-wide, {_count(open_now)} open now; ENFILE)"
+        remedy = f"--raise-limits (root), or sysctl -w fs.file-max={target}"
+    else:
+        limit, origin = _run_nofile(run)
+        which = f"RLIMIT_NOFILE of the run ({_count(limit)}, {origin}; EMFILE)"
+        needed = run.n + files.SERVER_MIN_SPARE
+        if run.workload != CONNECTIONS:
+            target = files.wanted(max(needed, 2 * (limit or 0)), 0)
+            remedy = f"raise it in the shell that starts memrun (ulimit -n {target}): sleep runs inherit it"
+        elif limit is not None and limit >= needed:
+            remedy = (
+                f"the program held more than {limit:,} descriptors for {run.n:,} connections: more than "
+                "one per connection, or it set a lower limit of its own; check it with `ls /proc/PID/fd`"
+            )
+        else:
+            remedy = files.remedy(needed, run.limits)
+    reason = f"fd limit: {which} reached at N = {run.n:,} {tasks} ({outcome})"
+    message = run.fill("{message}")
+    if found and found.reason:
+        reason = f"{run.fill(found.reason)}: {reason}"
+    elif message:
+        reason = f"{reason}: {message}"
+    if found and found.remedy:
+        remedy = run.fill(found.remedy) or remedy
+    return Verdict("failed", found.code if found else "fd-limit", reason, remedy)
+
+
+def _count(value: int | None) -> str:
+    return "unreadable" if value is None else f"{value:,}"
 
 
 def _not_ready_in_time(run: _Run) -> Verdict | None:
@@ -361,6 +435,7 @@ RULES: list[Callable[[_Run], Verdict | None]] = [
     _not_started,
     _interrupted,
     _capped,
+    _fd_limit,
     _not_ready_in_time,
     _timed_out,
     _runtime_limit,
@@ -381,15 +456,18 @@ def classify(
     per_task: dict | None = None,
     limits: Limits | None = None,
     failures: Sequence[Failure] = (),
+    workload: str = SLEEP,
 ) -> Verdict:
     """Judge one run: only a run that printed `ready N` in time and exited 0 measured N live tasks.
 
     The first rule that matches decides, most fundamental first (could it start, did it end, why
     did it fail), so a failure is never reported as the weaker "invalid". limits default to the
     ones in force now, which are the ones the run had unless they were changed in between.
-    failures are the variant's manifest failure patterns (Variant.failures).
+    failures are the variant's manifest failure patterns (Variant.failures); workload is the one the
+    run ran (Variant.workload), which decides the descriptors its program had.
     """
-    run = _Run(result, n, sleep_s, per_task or {}, read_limits() if limits is None else limits, failures)
+    limits = read_limits() if limits is None else limits
+    run = _Run(result, n, sleep_s, per_task or {}, limits, failures, workload)
     for rule in RULES:
         verdict = rule(run)
         if verdict is not None:

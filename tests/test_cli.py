@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -206,13 +208,17 @@ def test_build_skips_what_is_up_to_date_and_names_a_failed_variant(tmp_path):
         (("sweep", "--bogus"), "--bogus"),
         (("nosuch",), "nosuch"),
         (("limits", "--n", "abc"), "--n"),
+        (("limits", "--workload", "naps"), "--workload"),
+        (("limits", "--workload", "connections", "-r", "cobol"), "unknown variant cobol"),
     ],
 )
 def test_option_errors_are_one_line(tmp_path, args, words):
     _one_line_error(run(*args, tmp_path=tmp_path), words)
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["limits"], ["doctor", "go"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["--version"], ["limits"], ["limits", "--workload", "connections"], ["doctor", "go"]]
+)
 def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
     code = (
         "import sys\nfrom runner.cli import main\n"
@@ -252,3 +258,62 @@ def test_a_sweep_without_resume_also_moves_a_torn_tail_aside_before_appending(tm
     assert [r["n"] for r in rows] == [1, 1, 2]
     report = run("report", str(out), tmp_path=tmp_path)
     assert report.returncode == 0 and report.stderr == ""
+
+
+# ------------------------------------------------------------------ memrun limits --workload connections
+
+
+def _read_int(name: str) -> int:
+    return int(Path("/proc/sys", name).read_text().split()[0])
+
+
+def _capability(bit: int) -> bool:
+    status = Path("/proc/self/status").read_text()
+    eff = next(line for line in status.splitlines() if line.startswith("CapEff:"))
+    return bool(int(eff.split()[1], 16) >> bit & 1)
+
+
+def _statuses(text: str) -> dict[str, str]:
+    """limit -> status from the table of `memrun limits --workload connections --n N` (fixed columns)."""
+    out = {}
+    for line in text.split("\n\n")[0].splitlines()[1:]:
+        if line.startswith("  ") and not line.startswith("   "):
+            out[line[2:34].strip()] = line[34:48].strip()
+    return out
+
+
+def test_limits_for_a_million_connections_names_what_a_million_hits_here(tmp_path):
+    """What 1e6 connections hit on this machine, worked out here from /proc and getrlimit alone."""
+    p = run("limits", "--workload", "connections", "--n", "1e6", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    got = _statuses(p.stdout)
+    n = 1_000_000
+    nr_open, somaxconn = _read_int("fs/nr_open"), _read_int("net/core/somaxconn")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    # CAP_SYS_RESOURCE (24) lets memrun give a run up to fs.nr_open; without it, its own hard limit
+    ceiling = nr_open if _capability(24) else min(hard, nr_open)
+    expected = {
+        "RLIMIT_NOFILE (server)": "HIT" if n + 256 > ceiling else "ok",
+        "RLIMIT_NOFILE (client)": "HIT" if n + 16 > ceiling else "ok",
+        "fs.nr_open": "HIT" if n + 256 > nr_open else "ok",
+        "net.core.somaxconn": "slows" if somaxconn < 65_535 else "ok",
+    }
+    assert {k: got[k] for k in expected} == expected, p.stdout
+    if _capability(21):  # CAP_SYS_ADMIN: past fs.file-max
+        assert got["fs.file-max"] == "not enforced"
+    assert set(got) >= {"net.ipv4.tcp_max_syn_backlog", "net.ipv4.ip_local_port_range", "memory"}
+    assert ("net.netfilter.nf_conntrack_max" in got) == Path("/proc/sys/net/netfilter").is_dir()
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    assert f"N needs {-(-n // (high - low + 1)):,} source address(es) of 127.0.0.0/8" in p.stdout
+    assert "The client's pacing" in p.stdout
+
+
+def test_limits_for_connections_lists_thread_per_connection_variants_apart(tmp_path):
+    env = {"MEMRUN_TASKS": str(FIXTURE_TASKS.parent / "fdtasks")}
+    p = run("limits", "--workload", "connections", "--n", "1e5", tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    threads = p.stdout.split("Thread per connection (their threads count as well):\n")[1]
+    assert threads.startswith("  fdtest-threads (1 OS thread(s), 2 mapping(s) per task): up to N ~ ")
+    assert "No OS thread per connection (only the limits above): fdtest\n" in p.stdout
+    only = run("limits", "--workload", "connections", "-r", "fdtest", "--n", "10", tmp_path=tmp_path, env=env)
+    assert "fdtest-threads" not in only.stdout and "At N = 10 connections" in only.stdout

@@ -190,3 +190,54 @@ def test_env_settings_are_stored_per_run_and_compare_names_them(tmp_path):
 def test_a_bad_env_setting_is_one_line_and_exit_2(tmp_path, bad):
     p = run("sweep", "--n", "1", "--env", bad, "--out", str(tmp_path / "r"), tmp_path=tmp_path)
     assert p.returncode == 2 and "--env: expected NAME=VALUE" in p.stderr and not (tmp_path / "r").exists()
+
+
+def _with_plain(tmp_path: Path) -> dict[str, str]:
+    """The fixture tasks plus `plain`, a variant whose manifest has no connections workload."""
+    import shutil
+
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks_dir)
+    plain = tasks_dir / "plain"
+    plain.mkdir()
+    (plain / "task.toml").write_text(
+        '[task]\ndescription = "the fake program, sleep only"\ninstall = "nothing"\n'
+        '[tools.python]\nfind = ["{python}"]\n[[build]]\ncommands = [["{python}", "-c", "pass"]]\n'
+        '[[variant]]\nname = "plain"\n'
+        f'run = ["{{python}}", "{FIXTURE_TASKS}/fake/fake.py", "{{n}}", "{{sleep}}"]\n'
+    )
+    return {"MEMRUN_TASKS": str(tasks_dir)}
+
+
+def test_a_workload_no_chosen_variant_has_is_refused_before_anything_runs(tmp_path):
+    env = _with_plain(tmp_path)
+    out = tmp_path / "res"
+    p = run(
+        "sweep", "--workload", "connections", "-r", "plain", "--out", str(out), tmp_path=tmp_path, env=env
+    )
+    assert p.returncode == 2 and "no variant selected has the connections workload" in p.stderr
+    assert not out.exists()
+
+
+def test_a_connections_sweep_skips_variants_without_it_and_resumes_apart_from_sleep(tmp_path):
+    env = _with_plain(tmp_path)
+    out = tmp_path / "res"
+    common = ("sweep", "--wait", "--n", "1,200", "--sleep", "0.5", "--out", str(out))
+    sleep = run(*common, tmp_path=tmp_path, env=env, timeout=3600)
+    assert sleep.returncode == 0, sleep.stderr
+    conn = run(*common, "--workload", "connections", "--resume", tmp_path=tmp_path, env=env, timeout=3600)
+    assert conn.returncode == 0, conn.stderr
+    assert "skipped, no connections workload in their manifest: plain" in conn.stderr
+    assert "0 cell(s) already in" in conn.stderr  # sleep rows are not connections cells
+    got = [r for r in rows(out) if r["workload"] == "connections"]
+    assert [(r["variant"], r["n"], r["buffer"], r["verdict"]) for r in got] == [
+        ("fake", 1, 1024, "valid"),
+        ("fake", 200, 1024, "valid"),
+    ]
+    assert all(r["client"]["summary"]["connected"] == r["n"] for r in got)
+    sweeps = [s for s in load_sweeps([out]) if s.get("workload") == "connections"]
+    assert sweeps and sweeps[0]["skipped"] == ["plain"] and sweeps[0]["buffer"] == 1024
+    table = run("report", str(out), "--workload", "connections", tmp_path=tmp_path, env=env)
+    assert table.returncode == 0 and "KiB/conn" in table.stdout and "plain" not in table.stdout
+    again = run(*common, "--workload", "connections", "--resume", tmp_path=tmp_path, env=env, timeout=3600)
+    assert "2 cell(s) already in" in again.stderr, again.stderr

@@ -6,8 +6,11 @@ Rust 1.9x, Temurin JDK 25, Elixir 1.14 / OTP 25), each produced as noted beside 
 
 from __future__ import annotations
 
+import re
+import resource
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +19,7 @@ from runner.limits import read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.paths import BUILD_DIR
 from tests.conftest import require
-from tests.limits.here import HERE, JAVA, RUST
+from tests.limits.here import HERE, HERE_CONN, JAVA, PRIVILEGED, RUST
 
 VARIANTS = tasks.load_all()
 RUST_FAILURES = VARIANTS["rust-threads"].failures
@@ -346,3 +349,144 @@ def test_message_line_skips_frame_addresses():
         "[0x0] ???",
     ]
     assert verdict.message_line(tail) == "Invalid memory access (signal 11) at address 0x40000"
+
+
+# ---------------------------------------------------------------- classify: file descriptors
+
+# What runtimes print when accept() fails with EMFILE: Python and the JVM use the OS's strerror,
+# Go lower-cases it (a runtime's wording: only a manifest entry knows it), Node names the errno.
+PYTHON_EMFILE = ["OSError: [Errno 24] Too many open files"]
+GO_EMFILE = ["2025/01/01 00:00:00 accept tcp 127.0.0.1:40000: accept4: too many open files"]
+NODE_ENFILE = ["Error: accept ENFILE", "    at TCP.onconnection (node:net:2063:24)"]
+GO_FD = tasks.Failure(re.compile(r"accept4: too many open files"), "fd-limit", "fd-limit", None, None)
+NODE_FD = tasks.Failure(re.compile(r"accept E[MN]FILE"), "fd-limit", "fd-limit", None, None)
+
+
+def test_emfile_under_connections_names_the_runs_rlimit_nofile_and_the_ceiling_here():
+    r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload="connections")
+    assert (v.verdict, v.code) == ("failed", "fd-limit")
+    assert v.reason == (
+        "fd limit: RLIMIT_NOFILE of the run (20,000, memrun's hard RLIMIT_NOFILE (no CAP_SYS_RESOURCE to "
+        "raise it); EMFILE) reached at N = 50,000 connections (exit 1): "
+        "OSError: [Errno 24] Too many open files"
+    )
+    assert v.remedy is not None and "ulimit -Hn 51200" in v.remedy and "no sysctl lifts it" in v.remedy
+
+
+def test_emfile_below_what_memrun_set_blames_the_program():
+    r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
+    v = verdict.classify(r, 10_000, 10, {}, PRIVILEGED, workload="connections")
+    assert "RLIMIT_NOFILE of the run (11,264, set by memrun for N = 10,000; EMFILE)" in v.reason
+    assert v.remedy is not None and v.remedy.startswith("the program held more than 11,264 descriptors")
+
+
+def test_emfile_above_fs_nr_open_asks_for_raise_limits():
+    r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
+    v = verdict.classify(r, 1_048_400, 10, {}, PRIVILEGED, workload="connections")
+    assert "RLIMIT_NOFILE of the run (1,048,576, fs.nr_open; EMFILE)" in v.reason
+    assert v.remedy == "--raise-limits (root), or sysctl -w fs.nr_open=1049600"
+
+
+def test_enfile_names_fs_file_max():
+    r = failed(exit_code=1, stderr_tail=["socket.accept: OSError: [Errno 23] Too many open files in system"])
+    v = verdict.classify(r, 1_000_000, 10, {}, HERE_CONN, workload="connections")
+    assert v.code == "fd-limit"
+    assert v.reason.startswith(
+        "fd limit: fs.file-max (2,466,170 file handles system-wide, 633 open now; ENFILE)"
+    )
+    assert v.remedy == "--raise-limits (root), or sysctl -w fs.file-max=2002944"
+
+
+def test_a_runtimes_own_wording_is_recognised_only_through_its_manifest():
+    r = failed(exit_code=2, stderr_tail=GO_EMFILE)
+    assert verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload="connections").code == "exit"
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload="connections")
+    assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
+    node = verdict.classify(
+        failed(exit_code=1, stderr_tail=NODE_ENFILE), 50_000, 10, {}, HERE_CONN, [NODE_FD], "connections"
+    )
+    assert node.code == "fd-limit" and node.reason.startswith("fd limit: fs.file-max")
+
+
+def test_a_server_stuck_on_emfile_is_fd_limit_not_a_timeout():
+    r = failed(timed_out=True, exit_code=None, signal="SIGKILL", stderr_tail=GO_EMFILE * 3, wall_s=110.0)
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload="connections")
+    assert v.code == "fd-limit" and "(timed out)" in v.reason
+
+
+def test_a_run_that_got_past_a_transient_emfile_stays_valid():
+    r = result(ready_n=1000, stderr_tail=PYTHON_EMFILE)
+    assert verdict.classify(r, 1000, 10, {}, HERE_CONN, workload="connections").valid
+
+
+def test_emfile_under_sleep_is_the_limit_inherited_from_memrun():
+    r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
+    v = verdict.classify(r, 50_000, 10, {}, {**HERE_CONN, "nofile_soft": 1024})
+    assert (
+        "RLIMIT_NOFILE of the run (1,024, inherited from memrun; EMFILE) reached at N = 50,000 tasks"
+        in v.reason
+    )
+    assert v.remedy == "raise it in the shell that starts memrun (ulimit -n 51200): sleep runs inherit it"
+
+
+FD_TASKS = Path(__file__).parent / "fixtures" / "fdtasks"
+
+
+def test_a_real_emfile_is_diagnosed_from_the_fixture_manifest(tmp_path):
+    """The fixture runtime opens a descriptor per task and, at EMFILE, says so in its own words;
+    memrun is started under a soft RLIMIT_NOFILE of 256 that its run inherits. Through the real
+    CLI, the stored row names the limit, from the manifest entry alone."""
+    from tests.conftest import default_sigint
+    from tests.test_sweep import memrun, rows
+
+    def low_nofile() -> None:
+        default_sigint()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    out = tmp_path / "res"
+    p = memrun(
+        "sweep",
+        "-r",
+        "fdtest",
+        "--n",
+        "1000",
+        "--sleep",
+        "1",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
+        env={"MEMRUN_TASKS": str(FD_TASKS)},
+        preexec_fn=low_nofile,
+    )
+    _, err = p.communicate(timeout=3600)  # behind whatever measurement holds the machine
+    assert p.returncode == 0, err
+    (row,) = rows(out)
+    assert (row["verdict"], row["code"], row["exit_code"]) == ("failed", "fd-limit", 1)
+    assert re.fullmatch(
+        r"fdtest ran out of descriptors \(fdtest: accept4: too many open files \(task \d+ of 1000\)\): "
+        r"fd limit: RLIMIT_NOFILE of the run \(256, inherited from memrun; EMFILE\) reached at "
+        r"N = 1,000 tasks \(exit 1\)",
+        row["reason"],
+    ), row["reason"]
+    assert row["remedy"] == "raise it in the shell that starts memrun (ulimit -n 2048): sleep runs inherit it"
+
+
+def test_the_servers_own_emfile_and_enfile_words_from_their_manifests():
+    """Go's lower-case strerror and Elixir's atoms, as their task.toml entries describe them."""
+    go = VARIANTS["go"].under("connections")
+    elixir = VARIANTS["elixir"].under("connections")
+    go_out = failed(exit_code=1, stderr_tail=GO_EMFILE)
+    v = verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, go.failures, "connections")
+    assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
+    assert (
+        verdict.classify(
+            go_out, 50_000, 10, {}, HERE_CONN, VARIANTS["rust-tokio"].failures, "connections"
+        ).code
+        == "exit"
+    )
+    enfile = failed(
+        exit_code=1, stderr_tail=["** (MatchError) no match of right hand side value: {:error, :enfile}"]
+    )
+    v = verdict.classify(enfile, 50_000, 10, {}, HERE_CONN, elixir.failures, "connections")
+    assert v.code == "fd-limit" and v.reason.startswith("fd limit: fs.file-max")

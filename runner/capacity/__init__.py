@@ -14,7 +14,7 @@ its probes' outcomes, so --resume replays the stored probes and runs only what i
 
 from runner.capacity.check import BoundaryCheck, run_checks
 from runner.capacity.probes import CapacityOptions, CapacityProgress
-from runner.capacity.run import run_capacity
+from runner.capacity.run import mine, run_capacity
 from runner.capacity.search import TOLERANCE, search
 from runner.capacity.timing import interpolate
 from runner.results.capacity import CapacityResult
@@ -26,6 +26,7 @@ __all__ = [
     "CapacityProgress",
     "CapacityResult",
     "interpolate",
+    "mine",
     "run_capacity",
     "run_checks",
     "search",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid
-from runner.capacity.run import session
+from runner.capacity.run import mine, session
 from runner.results import RunRecord, latest_capacity
 from runner.results.capacity import CapacityResult
 
@@ -69,7 +69,7 @@ def run_checks(
     """Re-run every stored result of the chosen variants and budgets at its boundary: a capacity
     measured near a cap, where runtimes slow down and GCs react, is only worth quoting if it holds.
     The runs are stored as kind "capacity-check" and never feed a search."""
-    latest = latest_capacity(opts.out.existing_capacity())
+    latest = latest_capacity(mine(opts))
     todo = [
         (v, b, latest[(v.name, b)])
         for b in opts.budgets

@@ -7,12 +7,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from runner import tasks
+from runner import tasks, verdict
 from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
-from runner.execute import execute
+from runner.connections import DEFAULT_BUFFER
+from runner.connections.fds import for_connections
+from runner.execute import execute, unrunnable_record
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
+from runner.tasks.manifest import SLEEP
 
 if TYPE_CHECKING:
     from runner.results.capacity import CapacityResult
@@ -29,6 +32,8 @@ class CapacityOptions:
     raise_limits: bool = False
     futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
+    workload: str = SLEEP  # the variants above are seen under it (Variant.under)
+    buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
 
 
 @dataclass
@@ -88,13 +93,14 @@ def probe_valid(record: RunRecord) -> bool:
 Stored = dict[tuple[str, int, int], list[RunRecord]]
 
 
-def stored_probes(out: ResultsDir) -> Stored:
-    """(variant, budget, N) -> the stored probes in the order they ran: what --resume replays
-    instead of running (a search may run an N twice: a retry with a longer sleep, a confirmation)."""
+def stored_probes(out: ResultsDir, workload: str = SLEEP) -> Stored:
+    """(variant, budget, N) -> the stored probes of one workload in the order they ran: what
+    --resume replays instead of running (a search may run an N twice: a retry with a longer sleep,
+    a confirmation)."""
     found: Stored = {}
     for row in out.existing_rows():
         r = RunRecord.from_json(row)
-        if r.kind == "capacity-probe" and r.memory_cap is not None:
+        if r.kind == "capacity-probe" and r.memory_cap is not None and r.workload == workload:
             found.setdefault((r.variant, r.memory_cap, r.n), []).append(r)
     return found
 
@@ -116,6 +122,17 @@ class Prober:
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
+        if self.variant.workload != SLEEP and (fit := for_connections(n)).problem:
+            # Past the descriptors this process can grant: a failure the limit decides, stored
+            # as one (fd-limit), never a run whose client cannot open a single connection.
+            judged = verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
+            identity = {**self.identity, "memory_cap": self.budget, "sleep_s": sleep}
+            record = unrunnable_record(
+                self.variant, n, judged, kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **identity
+            )
+            self.opts.out.add_run(record)
+            self.probes.append(record)
+            return record
         timeout = probe_timeout(self._history(), self.variant.name, n, sleep)
         ex = execute(
             self.variant,
@@ -127,6 +144,7 @@ class Prober:
             memory_cap=self.budget,
             futex_hash=self.opts.futex_hash,
             interval=self.opts.interval,
+            buffer=self.opts.buffer,
         )
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
         self.opts.out.add_run(record, ex.timeline())

@@ -27,10 +27,11 @@ from runner.inputs import MAX_N
 from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
-from runner.limits.raising import raised_limits
-from runner.results import RunRecord, cost, latest_capacity
+from runner.limits.raising import for_budget, raised_limits
+from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
+from runner.tasks.manifest import SLEEP
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
@@ -67,22 +68,22 @@ def _start(
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name)
-    if before is not None and before.max_n > 0 and before.first_failing_n is not None:
-        baseline = max(0, fit.at(1)) if fit is not None else 0
-        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
-        fills = before.peak_bytes / budget if before.peak_bytes else None
-        return Start(before.max_n, how, baseline, fills=fills)
-    if fit is None:  # calibrate: a baseline and a slope from two small runs under the same cap
+    known = before is not None and before.max_n > 0 and before.first_failing_n is not None
+    if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
         for n in CALIBRATION_N:
             prober(n)
         fit = cost.line(_as_sweep(prober.probes), variant.name)
     baseline = max(0, fit.at(1)) if fit is not None else 0
-    if fit is not None:
+    fills: float | None = 1.0
+    if known and before is not None:
+        start = before.max_n
+        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
+        fills = before.peak_bytes / budget if before.peak_bytes else None
+    elif fit is not None:
         start, how = fit.solve(budget), f"from {fit.how}"
     else:
         start, how = CALIBRATION_N[0], "no valid run to predict from: searched up from N=1"
-    fills: float | None = 1.0
-    if below is not None and below.max_n > 0 and below.max_n * budget // below.budget < start:
+    if not known and below is not None and below.max_n > 0 and below.max_n * budget // below.budget < start:
         # A runtime that sizes its heap from the cap (the JVM: a quarter of it) fits in proportion
         # to the budget, far below the sweep's line; the smaller budget's answer says so, and
         # the share of that budget it used is the share this start is expected to use.
@@ -92,9 +93,11 @@ def _start(
         how += " (below the sweep's line)"
     if variant.per_task.get("threads"):  # an OS thread costs at least its kernel memory
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    if variant.per_task and (allowed := max_n(variant.per_task, read_limits())) is not None:
+    limited = variant.per_task or variant.workload != SLEEP  # a connection always needs descriptors
+    if limited and (allowed := max_n(variant.per_task, read_limits(), workload=variant.workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
-        # raised, with --raise-limits; Crystal's fiber stacks are mappings): start just below.
+        # raised, with --raise-limits; Crystal's fiber stacks are mappings), or a connection's
+        # descriptors (RLIMIT_NOFILE's hard limit, fs.nr_open): start just below.
         start = min(start, max(1, int(KERNEL_LIMIT_MARGIN * allowed[0])))
         # memory may say there is room beyond it: the search probes no further than just past
         ceiling = min(MAX_N, math.ceil(allowed[0] / KERNEL_LIMIT_MARGIN))
@@ -147,6 +150,7 @@ def _one(
         probe_ids=[r.run_id or "" for r in probes],
         sleep_s=passing.sleep_s if passing is not None else None,
         peak_bytes=passing.result.cgroup_peak if passing is not None and passing.result else None,
+        workload=variant.workload,
     )
 
 
@@ -167,13 +171,14 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     versions, meta = context(opts.variants)
     label = futex.label(meta["host"], opts.futex_hash)
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
+    start["workload"] = opts.workload
     opts.out.add_sweep({**start, "budgets": opts.budgets})
-    threads = [v.per_task for v in opts.variants if v.per_task.get("threads")]
-    raising = bool(opts.raise_limits and threads and busy)
+    # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
+    need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
+    raising = need is not None
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-    if raising:
-        # No more threads can fit than the budget holds of their kernel memory alone.
-        limit_ctx = raised_limits(max(opts.budgets) // THREAD_FLOOR_BYTES, threads, log=progress.log)
+    if need is not None:
+        limit_ctx = raised_limits(need.n, need.per_task, log=progress.log, workload=need.workload)
     with sigterm_raises(), limit_ctx:
         if raising:  # what the probes had, for `inspect`
             opts.out.add_limits_raised(session_id, read_limits())
@@ -185,14 +190,17 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 
 
+def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
+    """The stored capacity results of the options' workload (a row written before there were
+    workloads is a sleep result)."""
+    return [r for r in opts.out.existing_capacity() if workloads.of(r) == opts.workload]
+
+
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
     """Every (variant, budget) not finished yet; returns the results of this call."""
-    fitted = {
-        key: CapacityResult.from_json(row)
-        for key, row in latest_capacity(opts.out.existing_capacity()).items()
-    }
+    fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
-    stored = stored_probes(opts.out)
+    stored = stored_probes(opts.out, opts.workload)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")

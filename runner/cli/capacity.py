@@ -17,7 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
-from runner.options import FUTEX_HASH_OPTION, INTERVAL_OPTION
+from runner.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, workload_option
 from runner.results import ResultsDir, ResultsError, load_records
 
 
@@ -62,9 +62,16 @@ from runner.results import ResultsDir, ResultsError, load_records
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
 @INTERVAL_OPTION
-@click.option("--raise-limits", is_flag=True, help="(root) Raise thread limits for thread-per-task variants.")
+@click.option(
+    "--raise-limits",
+    is_flag=True,
+    help="(root) Raise thread limits for thread-per-task variants (and, for connections, the limits "
+    "`memrun limits --workload connections` lists) to what the largest budget can hold.",
+)
 @click.option("--wait", is_flag=True, help="Wait for another measurement to finish instead of exiting 2.")
 @FUTEX_HASH_OPTION
+@workload_option()
+@BUFFER_OPTION
 def capacity(
     budgets_text: str,
     variant_names: tuple[str, ...],
@@ -78,6 +85,8 @@ def capacity(
     raise_limits: bool,
     wait: bool,
     futex_hash: int | None,
+    workload: str,
+    buffer: int,
 ) -> None:
     """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
     the budget (swap excluded), found by real runs: a prediction from stored sweeps, steps along
@@ -94,6 +103,9 @@ def capacity(
 
     Where no memory cgroup can be capped (no root and no delegated cgroup), it refuses with exit
     status 2 before any probe: an answer found without a cap would be false.
+
+    --workload connections searches how many idle TCP connections a server holds in the budget
+    (memrun's load client runs outside the capped cgroup); variants without it are not searched.
     """
     from runner import capacity as searching
     from runner.show.capacity import capacity_json_lines, capacity_markdown
@@ -105,11 +117,15 @@ def capacity(
     try:
         out.check_writable()
         past = [p for p in map(Path, history or (out_dir,)) if (p / "runs.jsonl").exists()]
-        records = [r for _, r in load_records(past)] if past else []
+        records = [r for _, r in load_records(past) if r.workload == workload] if past else []
     except ResultsError as e:
         raise InputError(str(e)) from None
+    chosen = select_variants(variant_names)
+    for v in chosen:
+        if workload not in v.has:
+            err(f"{v.name}: not searched, no {workload} workload in its manifest")
     opts = searching.CapacityOptions(
-        variants=select_variants(variant_names),
+        variants=[v.under(workload) for v in chosen if workload in v.has],
         budgets=budgets,
         out=out,
         history=records,
@@ -118,6 +134,8 @@ def capacity(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         futex_hash=futex_hash,
+        workload=workload,
+        buffer=buffer,
     )
     with machine(wait):
         failed = tasks.build_all([v for v in opts.variants if tasks.readiness(v).usable], log=err)
@@ -146,7 +164,8 @@ def capacity(
         from runner.show.capacity import cost_total
 
         err(f"cost against the floor: {cost_total(rows)}")
-    click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(out.existing_capacity()), nl=False)
+    shown = searching.mine(opts)
+    click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(shown), nl=False)
 
 
 def _budgets(text: str) -> list[int]:

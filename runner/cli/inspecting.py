@@ -9,6 +9,7 @@ import click
 
 from runner.cli.app import InputError, err, main
 from runner.inputs import parse_n
+from runner.options import SHOWN_WORKLOAD_HELP, workload_option
 
 
 @main.command(short_help="Tell how chosen runs went, from their timelines: text and a figure each.")
@@ -24,8 +25,14 @@ from runner.inputs import parse_n
     type=click.Path(file_okay=False),
     help="Directory for the figures (PNG and SVG, one per run).",
 )
+@workload_option(SHOWN_WORKLOAD_HELP + " --run finds its run whatever the workload.")
 def inspect(
-    results: str, variants: tuple[str, ...], n_text: str | None, run_id: str | None, out_dir: str
+    results: str,
+    variants: tuple[str, ...],
+    n_text: str | None,
+    run_id: str | None,
+    out_dir: str,
+    workload: str,
 ) -> None:
     """Tell how runs went, from their stored timelines: a short text and a figure per run.
 
@@ -39,7 +46,7 @@ def inspect(
     """
     from runner import tasks
     from runner.limits import read_limits
-    from runner.results import ResultsError, TornRecordWarning, load_records, load_sweeps
+    from runner.results import ResultsError, TornRecordWarning, load_records, load_sweeps, workloads
     from runner.results.timelines import load_timelines
     from runner.show.inspect import choose, make_case, story
     from runner.show.timeline import save_timeline_figure
@@ -58,6 +65,9 @@ def inspect(
             raise InputError(str(e)) from None
     for w in caught:
         err(f"warning: {w.message}")
+    if not run_id:  # the runs of one workload: a sweep of connections is not the latest sleep sweep
+        loaded = [(d, r) for d, r in loaded if r.workload == workload]
+        sweeps = {k: s for k, s in sweeps.items() if workloads.of(s) == workload}
     chosen = choose(loaded, variants, n, run_id)
     if not chosen:
         what = (
@@ -67,7 +77,9 @@ def inspect(
             + " ".join([*(f"-r {v}" for v in variants), *([f"--n {n}"] if n is not None else [])])
         )
         if not run_id and not variants and n is None:
-            click.echo(f"every run of the latest sweep in {path} is valid: nothing to inspect")
+            if not loaded:
+                raise InputError(f"no {workload} runs in {path} (--workload chooses another)")
+            click.echo(f"every run of the latest {workload} sweep in {path} is valid: nothing to inspect")
             return
         raise InputError(f"no {what} in {path}")
     known = tasks.load_all()
@@ -84,13 +96,15 @@ def inspect(
         raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
     for i, (directory, record) in enumerate(chosen):
         variant = known.get(record.variant)
+        if variant and record.workload in variant.has and record.workload != variant.workload:
+            variant = variant.under(record.workload)  # its per-task needs under that workload
         case = make_case(
             directory,
             record,
             timelines.get(str(record.run_id), []),
             sweeps.get(str(record.sweep_id)),
             variant.per_task if variant else {},
-            records,
+            [r for r in records if r.workload == record.workload],
             now,
         )
         if case.timeline and record.result is not None:
@@ -109,3 +123,7 @@ def inspect(
             except OSError as e:
                 raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
         click.echo(("\n" if i else "") + story(case))
+        if record.client:
+            from runner.show.connections import client_line
+
+            click.echo(client_line(record.n, record.client))

@@ -9,10 +9,28 @@ import click
 
 from runner.cli.app import InputError, main, select_variants
 from runner.inputs import parse_n
+from runner.tasks.manifest import SLEEP, WORKLOADS
 
 
-@main.command("limits", short_help="Show thread/process limits and who hits them.")
+@main.command("limits", short_help="Show thread/process/connection limits and who hits them.")
 @click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
+@click.option(
+    "--workload",
+    type=click.Choice(WORKLOADS),
+    default=SLEEP,
+    show_default=True,
+    help="sleep: the limits that cap OS threads. connections: every limit N idle connections meet "
+    "(RLIMIT_NOFILE of server and client, fs.nr_open, fs.file-max, net.core.somaxconn, "
+    "tcp_max_syn_backlog, ip_local_port_range, nf_conntrack_max, memory), then the thread limits of "
+    "thread-per-connection variants.",
+)
+@click.option(
+    "-r",
+    "--variant",
+    "variant_names",
+    multiple=True,
+    help="Only this variant (repeatable); also accepted as arguments.",
+)
 @click.option(
     "--restore",
     is_flag=True,
@@ -28,7 +46,12 @@ from runner.inputs import parse_n
 )
 @click.argument("variants", nargs=-1)
 def limits_command(
-    n_text: str | None, restore: bool, results_dir: str | None, variants: tuple[str, ...]
+    n_text: str | None,
+    workload: str,
+    variant_names: tuple[str, ...],
+    restore: bool,
+    results_dir: str | None,
+    variants: tuple[str, ...],
 ) -> None:
     """Show the limits that bound threads and processes here, and which variants hit them.
 
@@ -36,6 +59,9 @@ def limits_command(
     and overcommit. With --n, each variant that needs an OS thread per task is checked against
     them, with the exact command that lifts the limit (or use `memrun sweep --raise-limits`), and
     with the memory N such threads need (measured per-task cost from --results, kernel included).
+
+    With --workload connections: each limit N idle connections meet, its value here, what N needs
+    and whether N hits it (HIT: runs fail; slows: connects are retried), with the remedy.
     """
     from runner.show.limits import limits_report
 
@@ -48,8 +74,12 @@ def limits_command(
             n = parse_n(n_text)
         except ValueError as e:
             raise InputError(f"--n: {e}") from None
+    chosen = select_variants([*variants, *variant_names])
+    if workload != SLEEP:
+        click.echo(limits_report(n, chosen, workload=workload))
+        return
     records, source = _stored(results_dir) if n is not None else ([], None)
-    click.echo(limits_report(n, select_variants(variants), records, source))
+    click.echo(limits_report(n, chosen, records, source))
 
 
 def _stored(results_dir: str | None) -> tuple[list, str | None]:

@@ -22,13 +22,17 @@ from runner.inputs import SleepSpec, parse_env, parse_n_list
 from runner.limits import futex
 from runner.measure.launcher import LauncherError
 from runner.options import (
+    BUFFER_OPTION,
     FUTEX_HASH_OPTION,
     INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
     resolve_memory_cap,
     timeout_option,
+    workload_option,
 )
 from runner.results import ResultsDir, ResultsError, ResultsWriteError
+
+MAX_BUFFER = 1 << 26  # 64 MiB per connection: more is surely a typo
 
 
 @main.command(
@@ -106,8 +110,11 @@ def measure(
     show_default=True,
     help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a run whose "
     "spawning outlasted the sleep is run again with a sleep of twice the spawn time, rounded up to "
-    "5 s (the row records the sleep used).",
+    "5 s (the row records the sleep used). connections: seconds the N connections are held after "
+    "`ready N` (holding starts once all are open, so it is never outlasted; auto = 10 s).",
 )
+@workload_option()
+@BUFFER_OPTION
 @click.option(
     "--repeat",
     type=click.IntRange(1, 100),
@@ -151,7 +158,10 @@ def measure(
     "--raise-limits",
     is_flag=True,
     help="(root) Raise kernel.pid_max, threads-max, vm.max_map_count and RLIMIT_NPROC to "
-    "what the largest N needs; every value is put back afterwards.",
+    "what the largest N needs; for connections also fs.nr_open, net.core.somaxconn and, where they "
+    "apply, fs.file-max, tcp_max_syn_backlog and nf_conntrack_max (`memrun limits --workload "
+    "connections --n N` lists them). Every value is put back afterwards, and after a SIGKILL by "
+    "the next memrun command.",
 )
 @FUTEX_HASH_OPTION
 @VERSION_OPTION
@@ -171,6 +181,8 @@ def sweep(
     wait: bool,
     raise_limits: bool,
     futex_hash: int | None,
+    workload: str,
+    buffer: int,
     version_items: tuple[str, ...],
     preset: str | None,
 ) -> None:
@@ -179,6 +191,14 @@ def sweep(
     A run counts (verdict "valid") only if it exited 0 and printed `ready N` before the sleep
     ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
     their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
+
+    --workload connections measures memory per idle TCP connection instead: each variant's server
+    (tasks/README.md, "Connections protocol") accepts N connections from memrun's own load
+    client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the
+    server's), and reads one 16-byte message on each; once it says `ready N` the connections are
+    held for the sleep, then closed, and the server must exit 0. A run is invalid when a
+    connection was dropped or reset by the server before the close, the client could not open
+    N, or the server never said `ready N`. Variants without the workload are skipped, by name.
     """
     from runner import sweep as sweeping
 
@@ -198,6 +218,8 @@ def sweep(
         raise InputError(str(e)) from None
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
+    if buffer < 1 or buffer > MAX_BUFFER:
+        raise InputError(f"--buffer must be between 1 byte and {MAX_BUFFER:,} bytes, got {buffer:,}")
     out = ResultsDir(out_dir)
     install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
@@ -214,9 +236,18 @@ def sweep(
         futex_hash=futex_hash,
         label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
         env_override=env_override,
+        workload=workload,
+        buffer=buffer,
     )
     with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
         opts.variants = install()
+        if skipped := sweeping.skipped(opts):
+            if len(skipped) == len(opts.variants):
+                raise InputError(
+                    f"no variant selected has the {workload} workload "
+                    f"([variant.workloads.{workload}] in its task.toml): {', '.join(skipped)}"
+                )
+            err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
         _sweep(opts, out)
 
 

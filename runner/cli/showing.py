@@ -9,10 +9,13 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
+from runner.options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.results import METRICS, ResultsError, TornRecordWarning
 
 
-def _load(results: tuple[str, ...]):
+def _load(results: tuple[str, ...], workload: str):
+    """The runs and sweeps of one workload in the given results directories (default results/)."""
+    from runner.results import workloads
     from runner.results.store import load_sweeps
     from runner.results.summary import load_runs
 
@@ -31,17 +34,26 @@ def _load(results: tuple[str, ...]):
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if error is not None:
         raise InputError(str(error))
-    return loaded
+    runs, sweeps = workloads.select(*loaded, workload)
+    if runs.empty:
+        others = sorted(set(workloads.column(loaded[0])))
+        raise InputError(
+            f"no {workload} runs in {', '.join(str(p) for p in paths)} "
+            f"(it holds {', '.join(others)} runs: --workload {others[0]})"
+        )
+    return runs, sweeps
 
 
-def _capacity(results: tuple[str, ...]) -> list[dict]:
-    """Capacity results (capacity.jsonl) beside the runs, if `memrun capacity` wrote any."""
+def _capacity(results: tuple[str, ...], workload: str) -> list[dict]:
+    """Capacity results (capacity.jsonl) of one workload beside the runs, if any were written."""
+    from runner.results import workloads
     from runner.results.store import load_capacity
 
     try:
-        return load_capacity([Path(p) for p in (results or ("results",))])
+        found = load_capacity([Path(p) for p in (results or ("results",))])
     except ResultsError as e:
         raise InputError(str(e)) from None
+    return [r for r in found if workloads.of(r) == workload]
 
 
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
@@ -60,17 +72,20 @@ METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in MET
 @click.option(
     "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
 )
-def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
+@workload_option(SHOWN_WORKLOAD_HELP)
+def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> None:
     """Draw figures from stored results (default: results/); never runs a task program.
 
     One bar chart per N, a log-log chart of memory against N, and the per-task cost
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
+    --workload connections draws the connections runs (files named connections-*), with the cost
+    per connection split into user memory (RSS) and the kernel memory of the server's cgroup.
     """
-    runs, sweeps = _load(results)
+    runs, sweeps = _load(results, workload)
     from runner.results.summary import sweep_runs
     from runner.show.labelled import plot as plot_labelled
 
-    capacity = _capacity(results)
+    capacity = _capacity(results, workload)
     written: list[Path] = []
     note = ""
     try:
@@ -115,7 +130,8 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str) -> None:
 @click.option(
     "-o", "--output", type=click.Path(), default=None, help="Write to this file instead of standard output."
 )
-def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) -> None:
+@workload_option(SHOWN_WORKLOAD_HELP)
+def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, workload: str) -> None:
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
@@ -129,6 +145,9 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
     --format bmf and --format gab export median, min and max per variant x N x metric for
     Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
     customSmallerIsBetter`).
+
+    --workload connections shows the connections runs: KiB per connection of user memory (RSS)
+    and of kernel memory (the server's cgroup), and the load client's own peak and CPU time.
     """
     from runner.show.output import check_writable, write_text
 
@@ -137,11 +156,11 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None) 
             check_writable(Path(output))
     except OSError as e:
         raise InputError(str(e)) from None
-    runs, sweeps = _load(results)
+    runs, sweeps = _load(results, workload)
     from runner.show import html, labelled
 
     try:
-        capacity = _capacity(results)
+        capacity = _capacity(results, workload)
         if fmt == "html":
             text = html.page(runs, sweeps, metric, capacity)
         elif fmt in ("bmf", "gab"):
@@ -216,8 +235,9 @@ def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ign
     "test (one run a side).",
 )
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+@workload_option(SHOWN_WORKLOAD_HELP)
 def compare(
-    base: str, other: str, metric: str, threshold: str, floor_text: str, strict: bool, fmt: str
+    base: str, other: str, metric: str, threshold: str, floor_text: str, strict: bool, fmt: str, workload: str
 ) -> None:
     """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
 
@@ -240,7 +260,7 @@ def compare(
         limit = comparing.parse_threshold(threshold)
         floor = comparing.parse_floor(floor_text)
         result = comparing.compare_dirs(
-            Path(base), Path(other), metric, rule=Rule(threshold=limit, floor=floor)
+            Path(base), Path(other), metric, rule=Rule(threshold=limit, floor=floor), workload=workload
         )
     except ValueError as e:  # ResultsError included
         raise InputError(str(e)) from None

@@ -1,8 +1,9 @@
-"""The limits that cap threads and processes on this machine, read as they are now.
+"""The limits that cap threads, processes and connections on this machine, read as they are now.
 
 Why: a runtime that uses one OS thread per task does not fail at a memory figure but at a kernel or
-process limit, and which limit it was decides the remedy. Every value that cannot be read is None,
-never an exception: a table and a verdict must still come out on a machine that hides some.
+process limit, and which limit it was decides the remedy; the same holds for file descriptors and
+the network sysctls under the connections workload. Every value that cannot be read is None, never
+an exception: a table and a verdict must still come out on a machine that hides some.
 """
 
 from __future__ import annotations
@@ -36,12 +37,28 @@ SYSCTLS = {
     "threads_max": "kernel/threads-max",
     "max_map_count": "vm/max_map_count",
     "overcommit_memory": "vm/overcommit_memory",
+    # the connections workload (runner.limits.files, runner.limits.sockets)
+    "nr_open": "fs/nr_open",
+    "file_max": "fs/file-max",
+    "somaxconn": "net/core/somaxconn",
+    "syn_backlog": "net/ipv4/tcp_max_syn_backlog",
+    "syncookies": "net/ipv4/tcp_syncookies",
+    "conntrack_max": "net/netfilter/nf_conntrack_max",
+    "conntrack_count": "net/netfilter/nf_conntrack_count",
 }
 LABELS = {
     "pid_max": "kernel.pid_max",
     "threads_max": "kernel.threads-max",
     "max_map_count": "vm.max_map_count",
     "overcommit_memory": "vm.overcommit_memory",
+    "nr_open": "fs.nr_open",
+    "file_max": "fs.file-max",
+    "somaxconn": "net.core.somaxconn",
+    "syn_backlog": "net.ipv4.tcp_max_syn_backlog",
+    "syncookies": "net.ipv4.tcp_syncookies",
+    "conntrack_max": "net.netfilter.nf_conntrack_max",
+    "port_range": "net.ipv4.ip_local_port_range",
+    "nofile_soft": "RLIMIT_NOFILE",
     "nproc_soft": "RLIMIT_NPROC",
     "pids_max": "cgroup pids.max",
     "commit_limit": "CommitLimit",
@@ -132,6 +149,30 @@ def futex_hash_buckets() -> int | None:
     return max(FUTEX_HASH_MIN_BUCKETS, 1 << (4 * cpus - 1).bit_length())
 
 
+CAP_SYS_ADMIN = 21  # exempts from fs.file-max (and RLIMIT_NPROC)
+CAP_SYS_RESOURCE = 24  # lets a process raise a hard rlimit (RLIMIT_NOFILE up to fs.nr_open)
+
+
+def _in_initial_user_namespace() -> bool:
+    """Capabilities count for system-wide limits only in the initial user namespace (the kernel's
+    capable() checks there): root in a rootless container is not exempt from anything."""
+    first = (_read_text(Path("/proc/self/uid_map")) or "").split()
+    return first[:2] == ["0", "0"]
+
+
+def has_capability(bit: int) -> bool:
+    """Whether this process holds capability `bit` (effective set) where system-wide limits are
+    decided. Root is not enough: a container may drop CAP_SYS_RESOURCE and keep the rest (this
+    project's reference machine does), and then root cannot raise a hard RLIMIT_NOFILE."""
+    for line in (_read_text(Path("/proc/self/status")) or "").splitlines():
+        if line.startswith("CapEff:"):
+            try:
+                return bool(int(line.split()[1], 16) >> bit & 1) and _in_initial_user_namespace()
+            except (IndexError, ValueError):
+                return False
+    return False
+
+
 def _nproc_enforced() -> int:
     """0 for root in the initial user namespace: the kernel does not apply RLIMIT_NPROC to it.
 
@@ -139,8 +180,7 @@ def _nproc_enforced() -> int:
     """
     if os.geteuid() != 0:
         return 1
-    first = (_read_text(Path("/proc/self/uid_map")) or "").split()
-    return 0 if first[:2] == ["0", "0"] else 1
+    return 0 if _in_initial_user_namespace() else 1
 
 
 def _tightest(base: Path, own: str, name: str, unlimited_from: int | None = None) -> int | str | None:
@@ -184,15 +224,51 @@ def _cgroup_limit(controller: str, name_v1: str, name_v2: str) -> tuple[int | st
     return None, None
 
 
+def _files_open() -> int | None:
+    """File handles allocated system-wide now (the first field of fs.file-nr): what fs.file-max
+    already holds before a run adds its own."""
+    return _read_int(PROC_SYS / "fs/file-nr")
+
+
+def _port_range() -> tuple[int | None, int | None]:
+    text = _read_text(PROC_SYS / "net/ipv4/ip_local_port_range")
+    try:
+        low, high = (int(v) for v in (text or "").split())
+    except ValueError:
+        return None, None
+    return low, high
+
+
+def _reserved_ports(low: int | None, high: int | None) -> int | None:
+    """How many ports of the ephemeral range net.ipv4.ip_local_reserved_ports takes out of it
+    ("1000,2000-2010"): connect() never picks those."""
+    text = _read_text(PROC_SYS / "net/ipv4/ip_local_reserved_ports")
+    if text is None or low is None or high is None:
+        return None
+    reserved = 0
+    for part in filter(None, text.replace(" ", "").split(",")):
+        first, _, last = part.partition("-")
+        try:
+            a, b = int(first), int(last or first)
+        except ValueError:
+            continue
+        reserved += max(0, min(b, high) - max(a, low) + 1)
+    return reserved
+
+
 def read_limits() -> Limits:
-    """Every limit that caps how many threads or processes a run can have, as of now.
+    """Every limit that caps how many threads, processes or connections a run can have, as of now.
 
     Keys: pid_max, threads_max, max_map_count, overcommit_memory, nproc_soft, nproc_hard,
     nproc_enforced (0 = root, exempt), stack_soft, as_soft (bytes or "unlimited"), pids_max
     ("max" = none), pids_cgroup, mem_cgroup_max, mem_total, mem_available, commit_limit,
-    committed_as (bytes), threads_now, futex_hash_buckets (per process). A value that cannot be
-    read is None, never an exception: the table and the verdicts must still come out on a machine
-    that hides some of these.
+    committed_as (bytes), threads_now, futex_hash_buckets (per process); for connections:
+    nofile_soft, nofile_hard (this process's RLIMIT_NOFILE), cap_sys_resource (1 = may raise a
+    hard rlimit), file_max_enforced (0 = CAP_SYS_ADMIN, exempt), nr_open, file_max, files_open,
+    somaxconn, syn_backlog, syncookies, port_low, port_high, reserved_ports, conntrack_max and
+    conntrack_count (None where conntrack is not loaded). A value that cannot be read is None,
+    never an exception: the table and the verdicts must still come out on a machine that hides
+    some of these.
     """
     limits: Limits = {key: _read_int(PROC_SYS / rel) for key, rel in SYSCTLS.items()}
     limits["nproc_soft"], limits["nproc_hard"] = _rlimit(resource.RLIMIT_NPROC)
@@ -208,6 +284,12 @@ def read_limits() -> Limits:
     limits["committed_as"] = mem.get("Committed_AS")
     limits["threads_now"] = _threads_now()
     limits["futex_hash_buckets"] = futex_hash_buckets()
+    limits["nofile_soft"], limits["nofile_hard"] = _rlimit(resource.RLIMIT_NOFILE)
+    limits["cap_sys_resource"] = int(has_capability(CAP_SYS_RESOURCE))
+    limits["file_max_enforced"] = 0 if has_capability(CAP_SYS_ADMIN) else 1
+    limits["files_open"] = _files_open()
+    limits["port_low"], limits["port_high"] = _port_range()
+    limits["reserved_ports"] = _reserved_ports(limits["port_low"], limits["port_high"])
     return limits
 
 

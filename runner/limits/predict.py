@@ -8,43 +8,23 @@ need none (async tasks, green threads, VM processes) hits none of these.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from runner.limits import connections
+from runner.limits.connections import CONNECTIONS
+from runner.limits.hit import Hit
+from runner.limits.hit import round_up as _round_up
 from runner.limits.host import (
     BASE_MAPS,
     BASE_THREADS,
-    BYTE_KEYS,
     HEADROOM,
     LABELS,
     PID_MAX_LIMIT,
     RESERVED_PIDS,
-    ROUND_TO,
     THREAD_FLOOR_BYTES,
     UNLIMITED,
     Limits,
     int_value,
 )
-from runner.units import count, size
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One limit that N tasks would exceed, and how to lift it."""
-
-    key: str  # key in read_limits(), e.g. "max_map_count"
-    limit: str  # its usual name, e.g. "vm.max_map_count"
-    current: int | str | None
-    needed: int  # what N needs (same unit as current)
-    target: int | None  # the value raised_limits() sets; None = not raised automatically
-    remedy: str  # the exact command or step
-
-    def describe(self) -> str:
-        show = size if self.key in BYTE_KEYS else count
-        return f"{self.limit}: {show(self.current)} < {show(self.needed)} needed -> {self.remedy}"
-
-
-def _round_up(value: int, step: int = ROUND_TO) -> int:
-    return -(-value // step) * step
+from runner.tasks.manifest import SLEEP
 
 
 def need(per_task: dict, key: str) -> int:
@@ -166,11 +146,14 @@ def _address_space_hit(stack: int, limits: Limits) -> Hit | None:
     return Hit("as_soft", "RLIMIT_AS (ulimit -v)", current, stack, None, "ulimit -v unlimited")
 
 
-def predict(n: int, per_task: dict, limits: Limits) -> list[Hit]:
+def predict(n: int, per_task: dict, limits: Limits, workload: str = SLEEP) -> list[Hit]:
     """The limits N tasks of a variant would exceed, given what each task needs of the OS.
 
     A variant whose tasks need no OS thread and no mapping (async tasks, goroutines, Erlang
-    processes) hits none of these; its limits are the runtime's own (Erlang +P) or memory.
+    processes) hits none of these under the sleep workload; its limits are the runtime's own
+    (Erlang +P) or memory. Under the connections workload every task also holds a connection, whose
+    limits (descriptors, backlog, ports, conntrack, memory: runner.limits.connections) come after
+    the thread limits its `per_task` calls for.
     """
     threads = n * need(per_task, "threads")
     maps = n * need(per_task, "maps")
@@ -185,24 +168,34 @@ def predict(n: int, per_task: dict, limits: Limits) -> list[Hit]:
         _address_space_hit(stack, limits),
         _memory_hit(threads, limits),
     ]
-    return [hit for hit in checks if hit is not None]
+    found = [hit for hit in checks if hit is not None]
+    if workload == CONNECTIONS:
+        found += connections.hits(n, limits)
+    return found
 
 
-def max_n(per_task: dict, limits: Limits, ceiling: int = 100_000_000) -> tuple[int, Hit] | None:
-    """The largest N that hits nothing, and the first limit N+1 hits; None when nothing caps it.
+def max_n(
+    per_task: dict, limits: Limits, ceiling: int = 100_000_000, workload: str = SLEEP
+) -> tuple[int, Hit] | None:
+    """The largest N that hits no limit that makes runs fail, and the first such limit N+1 hits;
+    None when nothing caps it. (A limit that only slows a run, an accept backlog, caps nothing.)
 
     A binary search over predict(): the needs grow with N, so the answer is one boundary.
     """
-    if not predict(ceiling, per_task, limits):
+
+    def failing(n: int) -> list[Hit]:
+        return [hit for hit in predict(n, per_task, limits, workload) if hit.fails]
+
+    if not failing(ceiling):
         return None
-    lo, hi = 0, ceiling  # predict(lo) is empty, predict(hi) is not
+    lo, hi = 0, ceiling  # failing(lo) is empty, failing(hi) is not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if predict(mid, per_task, limits):
+        if failing(mid):
             hi = mid
         else:
             lo = mid
-    return lo, predict(hi, per_task, limits)[0]
+    return lo, failing(hi)[0]
 
 
 def thread_capacities(per_task: dict, limits: Limits) -> dict[str, tuple[int, str]]:

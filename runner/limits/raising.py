@@ -2,6 +2,13 @@
 
 Only what the largest N calls for is raised (limits.predict), each value is printed as it changes,
 and every change is undone in reverse order on normal exit, exceptions, Ctrl-C and SIGTERM.
+
+Under the sleep workload that is what OS threads need (kernel.pid_max, kernel.threads-max,
+vm.max_map_count, RLIMIT_NPROC); under the connections workload also what N connections need
+(runner.limits.connections): fs.nr_open, fs.file-max where it is enforced, net.core.somaxconn,
+net.ipv4.tcp_max_syn_backlog where SYN cookies are off, net.netfilter.nf_conntrack_max where
+loopback is tracked. RLIMIT_NOFILE is not raised here: memrun sets it on each run's processes
+(runner.limits.files), which cannot go past fs.nr_open, so that is what is raised.
 """
 
 from __future__ import annotations
@@ -9,14 +16,26 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from runner.limits import journal
-from runner.limits.host import LABELS, PROC_SYS, SYSCTLS, UNLIMITED, Limits, int_value, read_limits
+from runner.limits.connections import CONNECTIONS, SERVER_FLOOR_BYTES
+from runner.limits.host import (
+    LABELS,
+    PROC_SYS,
+    SYSCTLS,
+    THREAD_FLOOR_BYTES,
+    UNLIMITED,
+    Limits,
+    int_value,
+    read_limits,
+)
 from runner.limits.predict import predict
+from runner.limits.sockets import with_conntrack_probe
 from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
 from runner.signals import sigterm_raises
+from runner.tasks.manifest import SLEEP, Variant
 
 
 class NotRootError(PermissionError):
@@ -51,11 +70,13 @@ def _nproc_writer(hard: int | str | None) -> Callable[[int], None]:
     return write
 
 
-def plan(n: int, per_task_list: Iterable[dict], limits: Limits) -> list[Change]:
-    """What to raise so the most demanding variant fits N: only limits it would hit, to what it needs."""
+def plan(n: int, per_task_list: Iterable[dict], limits: Limits, workload: str = SLEEP) -> list[Change]:
+    """What to raise so the most demanding variant fits N under `workload`: only limits it would hit,
+    to what it needs."""
+    per_task_list = list(per_task_list) or [{}]  # connections need what they need, variants or not
     targets: dict[str, int] = {}
     for per_task in per_task_list:
-        for hit in predict(n, per_task, limits):
+        for hit in predict(n, per_task, limits, workload):
             if hit.target is not None:
                 targets[hit.key] = max(targets.get(hit.key, 0), hit.target)
     changes = []
@@ -104,15 +125,25 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
                 journal.clear()
 
 
+def read_for(workload: str) -> Limits:
+    """The limits as a plan for `workload` needs them: the connections workload's also say whether
+    conntrack tracks loopback here (a probe that opens sockets, so only for it)."""
+    limits = read_limits()
+    return with_conntrack_probe(limits) if workload == CONNECTIONS else limits
+
+
 @contextlib.contextmanager
-def raised_limits(n: int, per_task_list: list[dict], log: Callable[[str], None]) -> Iterator[list[str]]:
-    """Raise what N tasks of these variants need for the duration of the block, then put it back.
+def raised_limits(
+    n: int, per_task_list: list[dict], log: Callable[[str], None], workload: str = SLEEP
+) -> Iterator[list[str]]:
+    """Raise what N tasks of these variants need under `workload` for the duration of the block,
+    then put it back.
 
     Sysctls are written to /proc/sys directly (no shell, no sysctl binary). RLIMIT_NPROC is set on
     this process, so every run started inside the block inherits it. Puts values back on normal
     exit, exceptions, Ctrl-C and SIGTERM. Yields the names of the limits that were raised.
     """
-    changes = plan(n, per_task_list, read_limits())
+    changes = plan(n, per_task_list, read_for(workload), workload)
     if changes and os.geteuid() != 0:
         commands = "; ".join(
             f"ulimit -u {c.new}" if c.name == "RLIMIT_NPROC" else f"sysctl -w {c.name}={c.new}"
@@ -121,3 +152,26 @@ def raised_limits(n: int, per_task_list: list[dict], log: Callable[[str], None])
         raise NotRootError(f"raising limits for N={n} needs root; as root, run: {commands}")
     with applied(changes, log):
         yield [c.name for c in changes]
+
+
+@dataclass(frozen=True)
+class BudgetNeed:
+    """What a capacity search within a memory budget may reach, for raised_limits()."""
+
+    n: int
+    per_task: list[dict]
+    workload: str
+
+
+def for_budget(budget: int, variants: Sequence[Variant]) -> BudgetNeed | None:
+    """The most tasks any of these variants can fit in `budget`, bounded by what each task costs
+    at the least (an OS thread's kernel memory; a connection's buffer and socket), so the limits
+    raised for a capacity search cover every probe it can make. None when nothing needs raising
+    (async tasks under the sleep workload)."""
+    workload = variants[0].workload if variants else SLEEP
+    threads = [v.per_task for v in variants if v.per_task.get("threads")]
+    if workload == CONNECTIONS:
+        return BudgetNeed(budget // SERVER_FLOOR_BYTES, [v.per_task for v in variants], workload)
+    if threads:
+        return BudgetNeed(budget // THREAD_FLOOR_BYTES, threads, workload)
+    return None

@@ -22,63 +22,15 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from runner.measure import cgroups, procfs
-from runner.measure.launcher import ensure_launcher
+from runner.measure.launcher import LaunchReport, ensure_launcher, read_lines
 from runner.measure.result import RunResult, Sample, signal_name
 
 READY_RE = re.compile(rb"^ready (\d+)\s*$")
 STDERR_TAIL = 40
-
-
-@dataclass
-class _Report:
-    """What the launcher tells us over its report pipe."""
-
-    pid: int | None = None
-    t_fork: float | None = None
-    exec_error: str | None = None
-    status: int | None = None
-    t_exit: float | None = None
-    maxrss_kib: int | None = None
-    utime: float | None = None
-    stime: float | None = None
-    done_maxrss_kib: int | None = None
-    done_utime: float | None = None
-    done_stime: float | None = None
-    started: threading.Event = field(default_factory=threading.Event)
-    exited: threading.Event = field(default_factory=threading.Event)
-    done: threading.Event = field(default_factory=threading.Event)
-
-    def feed(self, line: str) -> None:
-        kind, _, rest = line.partition(" ")
-        parts = rest.split()
-        if kind == "start":
-            self.pid, self.t_fork = int(parts[0]), float(parts[1])
-            self.started.set()
-        elif kind == "execerr":
-            self.exec_error = rest.split(" ", 1)[1] if " " in rest else rest
-        elif kind == "exit":
-            self.status, self.t_exit = int(parts[0]), float(parts[1])
-            self.maxrss_kib = int(parts[2])
-            self.utime, self.stime = float(parts[3]), float(parts[4])
-            self.exited.set()
-        elif kind == "done":
-            self.done_maxrss_kib = int(parts[0])
-            self.done_utime, self.done_stime = float(parts[1]), float(parts[2])
-            self.done.set()
-
-    def close(self) -> None:
-        for event in (self.started, self.exited, self.done):
-            event.set()
-
-
-def _read_lines(stream, on_line: Callable[[bytes], None]) -> None:
-    with contextlib.suppress(ValueError, OSError):
-        for line in iter(stream.readline, b""):
-            on_line(line)
 
 
 GRACE_STEP_S = 1.0
@@ -119,6 +71,49 @@ def _kill_group(pgid: int | None) -> None:
             os.killpg(pgid, signal.SIGKILL)
 
 
+def _kill_everything(
+    report: LaunchReport,
+    proc: subprocess.Popen,
+    cg: cgroups.RunCgroup | None,
+    readers: list[threading.Thread],
+    interrupted: bool,
+) -> None:
+    """Whatever happened, nothing of the run survives this. Normally the program has exited and
+    this only takes what it left behind; after a timeout or Ctrl-C it takes the program too. Three
+    nets: its process group, its cgroup (catches setsid escapees) and, without a cgroup, the
+    launcher's descendants (it is their subreaper)."""
+    _kill_group(report.pid)
+    if cg:
+        cg.kill_all()
+    _kill_descendants_until_reaped(proc.pid, report.done, within_s=10)
+    report.exited.wait(10)
+    report.done.wait(10)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    for t in readers:
+        t.join(timeout=5)
+    if interrupted and cg:
+        cg.remove()
+
+
+class Companion(Protocol):
+    """A process that runs beside the measured program, outside its cgroup, and may end the run
+    (the connections workload's load client). measure() calls begin() once the program is
+    forked, step() after every sample, and end() before anything of the run is killed."""
+
+    def begin(self) -> None: ...
+
+    def step(self, ready_at: float | None) -> str | None:
+        """ready_at: when `ready N` came (time.monotonic()), or None. Returns why the run must
+        stop now (the program is then killed and the result's stopped_reason says why), or None."""
+        ...
+
+    def end(self) -> None: ...
+
+
 def measure(
     argv: Sequence[str],
     *,
@@ -132,6 +127,9 @@ def measure(
     cwd: str | Path | None = None,
     on_sample: Callable[[Sample], None] | None = None,
     timeout_grace: float = 0.0,
+    nofile: int | None = None,
+    account_sockets: bool = False,
+    companion: Companion | None = None,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -147,6 +145,9 @@ def measure(
     cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
     memory_cap: bytes the run's cgroup may use (swap excluded where possible), so that a run that
     outgrows the machine is stopped inside its cgroup instead of waking the host's OOM killer.
+    nofile: the program's RLIMIT_NOFILE, set by the launcher before exec (a server of N connections).
+    account_sockets: charge the sockets the run accepts to its cgroup (cgroups.RunCgroup.account_sockets).
+    companion: a process that runs beside the program and may end the run early (Companion).
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -166,8 +167,11 @@ def measure(
             cap = cg.set_limit(memory_cap)
         except OSError as e:
             cg_reason = f"cannot set the memory cap on {cg.path}: {e.strerror}"
+    sockets: bool | None = None
+    if cg and account_sockets:
+        sockets = cg.account_sockets()
 
-    report = _Report()
+    report = LaunchReport()
     ready: dict[str, float | int] = {}
     stdout_other = 0
     stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
@@ -189,7 +193,13 @@ def measure(
     rfd, wfd = os.pipe()
     try:
         proc = subprocess.Popen(
-            [str(launcher), str(wfd), str(cg.procs_file) if cg else "-", *argv],
+            [
+                str(launcher),
+                *([f"--nofile={nofile}"] if nofile else []),
+                str(wfd),
+                str(cg.procs_file) if cg else "-",
+                *argv,
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -214,6 +224,7 @@ def measure(
     cg_best = -1
     cg_breakdown: dict[str, int] = {}
     timed_out = False
+    stopped: str | None = None
     deadline: float | None = None
     extended = 0.0
     interrupted = False
@@ -257,11 +268,11 @@ def measure(
         # Inside the try: under load, Ctrl-C can arrive while the readers start, after the program
         # (and anything it forked) is already running; the finally below must still take it all.
         readers += [
-            threading.Thread(target=_read_lines, args=(proc.stdout, on_stdout), daemon=True),
-            threading.Thread(target=_read_lines, args=(proc.stderr, on_stderr), daemon=True),
+            threading.Thread(target=read_lines, args=(proc.stdout, on_stdout), daemon=True),
+            threading.Thread(target=read_lines, args=(proc.stderr, on_stderr), daemon=True),
             threading.Thread(
                 target=lambda: (
-                    _read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
+                    read_lines(report_stream, lambda b: report.feed(b.decode().strip())),
                     report.close(),
                 ),
                 daemon=True,
@@ -272,8 +283,12 @@ def measure(
         report.started.wait()
         if report.pid is not None and report.t_fork is not None:
             t0 = report.t_fork
+            if companion:
+                companion.begin()
             while not report.exited.is_set():
                 sample(t0)
+                if companion and (stopped := companion.step(ready.get("t"))):
+                    break
                 if timeout is not None and time.monotonic() - t0 > timeout + extended:
                     if extended < timeout_grace and still_ending(timeline):
                         extended += GRACE_STEP_S
@@ -288,25 +303,13 @@ def measure(
         interrupted = True
         raise
     finally:
-        # Whatever happened, nothing of the run survives this block. Normally the program has
-        # exited and this only takes what it left behind; after a timeout or Ctrl-C it takes the
-        # program too. Three nets: its process group, its cgroup (catches setsid escapees) and,
-        # without a cgroup, the launcher's descendants (it is their subreaper).
-        _kill_group(report.pid)
-        if cg:
-            cg.kill_all()
-        _kill_descendants_until_reaped(proc.pid, report.done, within_s=10)
-        report.exited.wait(10)
-        report.done.wait(10)
+        # The companion ends first, while the program still runs: a client told to close its
+        # connections before its server is killed counts no drop the kill would cause.
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        for t in readers:
-            t.join(timeout=5)
-        if interrupted and cg:
-            cg.remove()
+            if companion:
+                companion.end()
+        finally:
+            _kill_everything(report, proc, cg, readers, interrupted)
 
     cg_peak = cg_kernel_peak = cg_oom = cg_source = None
     if cg:
@@ -355,6 +358,7 @@ def measure(
         signal=sig,
         timed_out=timed_out,
         ready_deadline_s=deadline,
+        stopped_reason=stopped,
         timeout_extended_s=extended or None,
         interrupted=interrupted,
         error=error,
@@ -381,6 +385,7 @@ def measure(
         cgroup_breakdown=cg_breakdown,
         cgroup_reason=cg_reason,
         memory_cap=cap,
+        socket_accounting=sockets,
         stderr_tail=list(stderr_tail),
         stdout_tail=list(stdout_tail),
         interval_s=interval,

@@ -10,7 +10,11 @@
  * killed), joining the memory cgroup (so the cgroup sees every page the program touches), and it is
  * a child subreaper so orphaned grandchildren are reaped here, not by init.
  *
- * Usage: memrun-launch REPORT_FD CGROUP_PROCS_FILE|- PROGRAM [ARGS...]
+ * Usage: memrun-launch [--nofile=N] REPORT_FD CGROUP_PROCS_FILE|- PROGRAM [ARGS...]
+ * --nofile=N sets the program's RLIMIT_NOFILE to N, soft and hard alike, before exec: a server
+ * holding a million connections needs a million descriptors, and only here, between fork and
+ * exec, can one process's limit be set without touching memrun's. Hard too, because Go and
+ * HotSpot raise their soft limit to the hard one at start: every runtime gets the same N.
  * Report lines written to REPORT_FD (all times CLOCK_MONOTONIC seconds):
  *   start <pid> <t_fork>
  *   execerr <errno> <message>
@@ -71,8 +75,14 @@ static void report(int fd, const char *fmt, ...) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s REPORT_FD CGROUP_PROCS_FILE|- PROGRAM [ARGS...]\n", argv[0]);
+    long nofile = 0;
+    if (argc > 1 && strncmp(argv[1], "--nofile=", 9) == 0) {
+        nofile = atol(argv[1] + 9);
+        argv++;
+        argc--;
+    }
+    if (argc < 4 || nofile < 0) {
+        fprintf(stderr, "usage: %s [--nofile=N] REPORT_FD CGROUP_PROCS_FILE|- PROGRAM [ARGS...]\n", argv[0]);
         return 2;
     }
     int rfd = atoi(argv[1]);
@@ -119,6 +129,14 @@ int main(int argc, char **argv) {
                 _exit(127);
             }
             close(cfd);
+        }
+        if (nofile > 0) {
+            struct rlimit rl = {.rlim_cur = (rlim_t)nofile, .rlim_max = (rlim_t)nofile};
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+                int e = errno;
+                dprintf(errpipe[1], "%d cannot set RLIMIT_NOFILE to %ld: %s", e, nofile, strerror(e));
+                _exit(127);
+            }
         }
         if (rfd > 2) close(rfd);
         execvp(argv[3], argv + 3);

@@ -87,6 +87,12 @@ class RunResult:
     ready_deadline_s: float | None = None
     # Seconds the timeout was pushed back because the tree's threads were still ending.
     timeout_extended_s: float | None = None
+    # Why memrun stopped the run before it ended by itself, other than a timeout (a companion's
+    # reason: the connections client gave up). The program was killed; None when it was not.
+    stopped_reason: str | None = None
+    # Whether the run's cgroup charged the sockets the program accepted (cgroup v1 does only when
+    # asked: RunCgroup.account_sockets); None when not asked.
+    socket_accounting: bool | None = None
 
     @property
     def ok(self) -> bool:

@@ -41,6 +41,7 @@ class CapacityResult:
     # The cgroup peak of that valid probe: how much of the budget max_n tasks used. A larger
     # budget's search scales its start from it (a heap sized from the cap fills the same share).
     peak_bytes: int | None = None
+    workload: str = "sleep"  # what the N were: sleeping tasks or idle connections (rows before: sleep)
     confirmed: bool = False  # max_n was valid in two runs
     noisy: bool = False  # an N valid once failed another time, or failed below a valid one
     flaky_up_to: int | None = None  # noisy: the largest N valid in at least one run

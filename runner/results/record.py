@@ -19,6 +19,7 @@ METRICS = {
     "peak_rss": "peak RSS of the process tree (kernel high-water mark, or sampled tree sum if larger)",
     "cgroup_peak": "peak of the run's memory cgroup (includes kernel memory and first-touched page cache)",
     "sampled_peak_rss": "highest sampled sum of RSS over the process tree",
+    "cgroup_kernel": "kernel memory of the run's cgroup at its peak (v1 kmem + kmem.tcp, v2 kernel + sock)",
 }
 # What a record without a measurement (toolchain missing, build failed) stores for these, so that
 # every row has the columns a table reads.
@@ -66,6 +67,14 @@ class RunRecord:
     # Who/where these runs belong to (`sweep --label`, default the host name): runs of different
     # labels are never pooled into one median. None in rows written before labels existed.
     label: str | None = None
+    # What the program was asked to keep alive: "sleep" (tasks that sleep, the article's; rows
+    # written before workloads existed are sleep rows) or "connections" (idle TCP connections).
+    # Tables and figures never mix two workloads.
+    workload: str = "sleep"
+    buffer: int | None = None  # connections: bytes each connection's task reads into
+    # connections: memrun's load client of this run (runner.connections.client.ClientReport):
+    # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
+    client: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
     # The version axis (`sweep --version go=1.22.0`, `bisect`): {NAME: version} chosen for this
@@ -107,6 +116,9 @@ class RunRecord:
             "memory_cap": self.memory_cap,
             "kind": self.kind,
             "label": self.label,
+            "workload": self.workload,
+            "buffer": self.buffer,
+            "client": self.client,
             "chosen_version": self.chosen_version,
             "version_of": self.version_of,
         }

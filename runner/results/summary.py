@@ -12,15 +12,46 @@ from typing import Any
 
 import pandas as pd
 
+from runner.results import workloads
 from runner.results.store import load_records
 
 SPREAD_LIMIT = 0.05
+# The load client's figures (connections), flat: its cgroup peak, CPU time, time to connect N.
+CLIENT_COLUMNS = {"client_peak": "cgroup_peak", "client_cpu_s": "cpu_s", "client_connect_s": "connect_s"}
+
+
+def kernel_part(breakdown: Any) -> float | None:
+    """The kernel memory of a run's cgroup at its highest sample: v1 kmem (with kmem.tcp, the
+    socket buffers, when counted), v2 `kernel` and `sock` of memory.stat. None when not recorded."""
+    if not isinstance(breakdown, dict) or "kernel" not in breakdown:
+        return None
+    return float(breakdown["kernel"]) + float(breakdown.get("sock") or 0)
+
+
+def _client(client: Any, key: str) -> float | None:
+    """A figure of a run's load client (connections), flat for tables."""
+    if not isinstance(client, dict):
+        return None
+    if key == "cpu_s":
+        parts = [client.get("user_s"), client.get("sys_s")]
+        return float(sum(parts)) if all(isinstance(p, int | float) for p in parts) else None
+    value = (client.get("summary") or {}).get(key) if key == "connect_s" else client.get(key)
+    return float(value) if isinstance(value, int | float) else None
 
 
 def load_runs(paths: Iterable[Path]) -> pd.DataFrame:
-    """All run rows of the given results directories (or runs.jsonl files) as one table."""
+    """All run rows of the given results directories (or runs.jsonl files) as one table, with
+    derived columns: the workload (sleep for rows stored before there were others), the cgroup's
+    kernel part (kernel_part) and, for connections, the load client's peak, CPU and connect time."""
     rows = [{**record.to_json(), "source": str(where)} for where, record in load_records(paths)]
-    return pd.DataFrame(rows)
+    runs = pd.DataFrame(rows)
+    runs["workload"] = workloads.column(runs)
+    breakdowns = runs["cgroup_breakdown"] if "cgroup_breakdown" in runs else [None] * len(runs)
+    runs["cgroup_kernel"] = [kernel_part(b) for b in breakdowns]
+    clients = runs["client"] if "client" in runs else [None] * len(runs)
+    for column, key in CLIENT_COLUMNS.items():
+        runs[column] = [_client(c, key) for c in clients]
+    return runs
 
 
 def _reason(last: pd.Series, n_valid: int, metric: str) -> str:
@@ -65,8 +96,10 @@ def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
     flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
 
     Superseded rows (an invalid run that --sleep auto ran again) and the probes of capacity
-    searches (runs at whatever N the search tried, under a cap) are left out.
+    searches (runs at whatever N the search tried, under a cap) are left out. Runs of two
+    workloads are refused (runner.results.workloads): no median spans both.
     """
+    workloads.only(runs)
     runs = counted_runs(runs)
     out = []
     for (variant, n), cell in runs.groupby(["variant", "n"], sort=False):

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from runner import fingerprint
-from runner.results import ResultsError, load_sweeps
+from runner.results import ResultsError, load_sweeps, workloads
 from runner.results.groups import Group, groups, identity_words, version_changes
 from runner.results.summary import cell_values, load_runs, summarize
 from runner.show.text import (
@@ -41,6 +41,7 @@ from runner.show.text import (
     variant_info,
 )
 from runner.significance.rule import LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
+from runner.tasks.manifest import SLEEP
 from runner.units import MB, mb
 
 FORMATS = ("md", "csv", "json")
@@ -149,8 +150,10 @@ def _directory(path: Path) -> Path:
     return path.parent if path.is_file() else path
 
 
-def _side(path: Path, name: str) -> Group:
-    runs, sweeps = load_runs([path]), load_sweeps([path])
+def _side(path: Path, name: str, workload: str = SLEEP) -> Group:
+    runs, sweeps = workloads.select(load_runs([path]), load_sweeps([path]), workload)
+    if runs.empty:
+        raise ResultsError(f"{name} {path} holds no {workload} runs (choose another --workload)")
     found = groups(runs, sweeps)
     if len(found) > 1:
         raise ResultsError(
@@ -224,10 +227,12 @@ def compare_dirs(
     metric: str = "peak_rss",
     threshold: float = 0.05,
     rule: Rule | None = None,
+    workload: str = SLEEP,
 ) -> Comparison:
     """Load both directories and compare every (variant, N) they have in common.
 
     rule: the significance rule (threshold is its ratio factor, when no rule is given).
+    workload: only that workload's runs on each side (a cell is never compared across two).
     ResultsError (one line, for exit status 2): the same directory twice, a side that mixes
     labels or machine fingerprints, or no (variant, N) in common."""
     check_metric(metric)
@@ -238,7 +243,7 @@ def compare_dirs(
             raise ResultsError(f"{p}: no such file or directory")
     if os.path.samefile(_directory(base), _directory(other)):
         raise ResultsError(f"BASE and OTHER are the same directory ({base}); give two results directories")
-    b, o = _side(base, "BASE"), _side(other, "OTHER")
+    b, o = _side(base, "BASE", workload), _side(other, "OTHER", workload)
     bc, oc = _cells(b, metric), _cells(o, metric)
     common = [k for k in bc if k in oc]
     if not common:

@@ -19,12 +19,13 @@ from typing import Any
 import pandas as pd
 
 from runner import __version__
+from runner.results import workloads
 from runner.results.groups import Group, groups, pooling_note
 from runner.results.record import METRICS
 from runner.show import labelled, mdhtml
 from runner.show.figure import svg_text
 from runner.show.plot import figures
-from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num
+from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num, units
 from runner.units import count, size
 
 STYLE = """
@@ -65,7 +66,10 @@ def page(
     found = groups(runs, sweeps)
     several = len(found) > 1
     names = sorted({v for g in found for v in g.runs["variant"]})
-    title = f"{metric_title(metric)} of N concurrent tasks"
+    workload = workloads.only(runs) if not runs.empty else "sleep"
+    title = f"{metric_title(metric)} of N {units(workload)[1]}"
+    if workload != "sleep":
+        title = f"{metric_title(metric)} of a server holding N {units(workload)[1]}"
     note = pooling_note(found)
     parts = [
         f"<h1>{_e(title)}</h1>",

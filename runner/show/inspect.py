@@ -205,5 +205,6 @@ def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
         lines.append(
             f"  {variant} N={n:,}: {len(failed)} of {len(runs)} run(s) {last.verdict}, {last.reason}"
         )
-        lines.append(f"    memrun inspect {results} -r {variant} --n {n}")
+        workload = "" if last.workload == "sleep" else f" --workload {last.workload}"
+        lines.append(f"    memrun inspect {results} -r {variant} --n {n}{workload}")
     return lines

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, NullLocator
 
+from runner.results import workloads
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT, summarize
 from runner.show.figure import (
@@ -40,6 +41,7 @@ from runner.show.figure import (
     wrap,
 )
 from runner.show.text import (
+    CONNECTIONS,
     DAGGER,
     caption,
     cell_status,
@@ -52,6 +54,7 @@ from runner.show.text import (
     num,
     short,
     sleep_note,
+    units,
     unusual_sleep,
     usual_sleep,
     variant_info,
@@ -74,6 +77,8 @@ class _Context:
     usual_sleep: float | None
     colors: dict[str, Any]
     family: dict[str, str] = field(default_factory=dict)  # variant -> family ("" when unrecorded)
+    workload: str = "sleep"  # what N counts: its words are in every title (text.units)
+    runs: pd.DataFrame | None = None  # the runs drawn (the connections chart reads its own figures)
 
 
 def plot_results(
@@ -116,15 +121,21 @@ def figures(
         raise ValueError("no runs to plot")
     ctx = _context(runs, sweeps, metric, label, variants)
     suffix = f"-{file_word(label)}" if label else ""
+    # A workload other than sleep names its files, so they never overwrite the sleep figures.
+    prefix = "" if ctx.workload == "sleep" else f"{ctx.workload}-"
 
     def draw() -> Generator[tuple[str, Figure], None, None]:
         with plt.rc_context(STYLE):
             for n in sorted({c["n"] for c in ctx.cells}):
-                yield f"bars-n{n}-{metric}{suffix}", _bar_chart(ctx, n)
-            yield f"loglog-{metric}{suffix}", _loglog_chart(ctx)
+                yield f"{prefix}bars-n{n}-{metric}{suffix}", _bar_chart(ctx, n)
+            yield f"{prefix}loglog-{metric}{suffix}", _loglog_chart(ctx)
             per_task = _per_task_chart(ctx)
             if per_task is not None:
-                yield f"per-task-{metric}{suffix}", per_task
+                yield f"{prefix}per-task-{metric}{suffix}", per_task
+            if ctx.workload == CONNECTIONS and metric == "peak_rss":
+                split = _per_connection_chart(ctx)
+                if split is not None:
+                    yield f"{prefix}per-connection{suffix}", split
 
     return draw()
 
@@ -136,6 +147,7 @@ def _context(
     label: str | None = None,
     variants: Sequence[str] = (),
 ) -> _Context:
+    workload = workloads.only(runs)
     summary = summarize(runs, metric)
     cells = summary.to_dict("records")
     for c in cells:
@@ -155,6 +167,8 @@ def _context(
         usual_sleep=usual_sleep(summary),
         colors=colors(names, family),
         family=family,
+        workload=workload,
+        runs=runs,
     )
 
 
@@ -195,7 +209,8 @@ def _bar_chart(ctx: _Context, n: int) -> Figure:
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     family_legend(ax, ctx.colors, ctx.family, [c["variant"] for c in drawn])
-    tasks = "task" if n == 1 else "concurrent tasks"
+    one, many = units(ctx.workload)
+    tasks = ("task" if one == "task" else "connection") if n == 1 else many
     fig.suptitle(f"{ctx.prefix}{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     footnote(fig, _bar_notes(ctx, cells))
@@ -269,7 +284,7 @@ def _loglog_chart(ctx: _Context) -> Figure:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlim(min(ns) / 2, max(ns) * 2)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-    ax.set_xlabel("N, concurrent tasks (log scale)")
+    ax.set_xlabel(f"N, {units(ctx.workload)[1]} (log scale)")
     ax.set_ylabel(f"{metric_name(ctx.metric)}, MB (1,000,000 bytes), log scale")
     ax.grid(which="major", color="#e6e6e6", linewidth=0.8)
     if series:
@@ -277,7 +292,8 @@ def _loglog_chart(ctx: _Context) -> Figure:
     else:
         ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
         ax.set_yticks([])
-    fig.suptitle(f"{ctx.prefix}{ctx.what} against N", fontweight="bold")
+    against = "against N" if ctx.workload == "sleep" else f"against N {units(ctx.workload)[1]}"
+    fig.suptitle(f"{ctx.prefix}{ctx.what} {against}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]
     notes.append(_missing_note(ctx, [c for c in ctx.cells if c["median"] is None], "Not plotted"))
@@ -343,11 +359,12 @@ def _per_task_chart(ctx: _Context) -> Figure | None:
     ax.axvline(0, color="black", linewidth=0.8)
     values = [c["per_task"] / KIB for c in ctx.cells if c["per_task"] is not None]
     ax.set_xlim(min(0.0, *values) * 1.05, max(0.0, *values) * 1.05 or 1.0)
-    ax.set_xlabel(f"KiB per task (1 KiB = 1024 bytes), from {metric_name(ctx.metric)}")
+    per = "task" if ctx.workload == "sleep" else "connection"
+    ax.set_xlabel(f"KiB per {per} (1 KiB = 1024 bytes), from {metric_name(ctx.metric)}")
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # outside: bars vary too much
-    title = f"{ctx.prefix}Memory per task: (M(N) − M(1)) / N, {metric_name(ctx.metric)}"
+    title = f"{ctx.prefix}Memory per {per}: (M(N) − M(1)) / N, {metric_name(ctx.metric)}"
     fig.suptitle(title, fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     footnote(fig, _per_task_notes(ctx, ns))
@@ -375,7 +392,7 @@ def _per_task_bar(
         value = c["per_task"] / KIB
         ax.barh(y, value, height=h * 0.92, color=color, label=label)
         side = 1 if value >= 0 else -1
-        text = kib_per_task(c["per_task"]).removesuffix(" KiB/task")
+        text = kib_per_task(c["per_task"]).removesuffix(" KiB/task").removesuffix(" KiB")
         text += "" if unusual_sleep(c, ctx.usual_sleep) is None else f" {DAGGER}"
         t = ax.annotate(
             text,
@@ -422,6 +439,17 @@ def _per_task_notes(ctx: _Context, ns: list[int]) -> list[str]:
     if any(unusual_sleep(c, ctx.usual_sleep) is not None for c in ctx.cells if c["per_task"] is not None):
         notes.append(ctx.sleep_note)
     return notes
+
+
+# --- 4. connections: user and kernel memory per connection -----------------------------------------
+
+
+def _per_connection_chart(ctx: _Context) -> Figure | None:
+    from runner.show.connections import kernel_cells, per_connection_chart
+
+    kernel = kernel_cells(ctx.runs) if ctx.runs is not None else {}
+    title = f"{ctx.prefix}Memory per idle TCP connection: user and kernel"
+    return per_connection_chart(ctx.cells, kernel, title, ctx.caption)
 
 
 __all__ = ["figures", "plot_results"]

@@ -44,7 +44,8 @@ class SweepPrinter:
         click.echo(line, err=True)
 
     def on_start(self, cell: Cell, i: int, total: int, sleep: float) -> None:
-        self._status = f"[{i}/{total}] {cell.variant.name} N={cell.n:,} (sleep {sleep:g} s)"
+        held = "sleep" if cell.variant.workload == "sleep" else "hold"
+        self._status = f"[{i}/{total}] {cell.variant.name} N={cell.n:,} ({held} {sleep:g} s)"
         self._draw(self._status + " starting")
 
     def on_sample(self, cell: Cell, s: Sample) -> None:

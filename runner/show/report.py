@@ -12,9 +12,11 @@ from typing import Any
 
 import pandas as pd
 
+from runner.results import workloads
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT, summarize
 from runner.show.text import (
+    CONNECTIONS,
     DAGGER,
     caption,
     cell_status,
@@ -26,6 +28,7 @@ from runner.show.text import (
     seconds,
     short,
     sleep_note,
+    units,
     unusual_sleep,
     usual_sleep,
     variant_info,
@@ -40,6 +43,8 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
     check_metric(metric)
     if runs.empty:
         return []
+    workload = workloads.only(runs)
+    extra = _connection_extras(runs) if workload == CONNECTIONS else {}
     out = []
     for _, r in summarize(runs, metric).iterrows():
         median, lo, hi, per_task = (num(r.get(k)) for k in ("median", "min", "max", "per_task"))
@@ -64,8 +69,31 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
                 "per_task_kib": None if per_task is None else per_task / KIB,
                 "spawn_s": num(r.get("spawn_s")),
                 "sleep_s": num(r.get("sleep_s")),
+                "workload": workload,
+                **extra.get((r["variant"], int(r["n"])), {}),
             }
         )
+    return out
+
+
+def _connection_extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
+    """Per cell of a connections table: the cgroup's kernel part per connection, and the load
+    client's medians (runner.show.connections)."""
+    from runner.show.connections import client_cells, kernel_cells
+
+    kernel, client = kernel_cells(runs), client_cells(runs)
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for key in {*kernel, *client}:
+        k, c = kernel.get(key, {}), client.get(key, {})
+        per = k.get("per_task")
+        out[key] = {
+            "kernel_median_bytes": k.get("median"),
+            "kernel_per_task_bytes": per,
+            "kernel_per_task_kib": None if per is None else per / KIB,
+            "client_peak_bytes": c.get("client_peak"),
+            "client_cpu_s": c.get("client_cpu_s"),
+            "client_connect_s": c.get("client_connect_s"),
+        }
     return out
 
 
@@ -78,10 +106,13 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
             text += f" ({rec['min_mb']:,.1f}–{rec['max_mb']:,.1f})"
         if rec["spread_flag"]:
             text += f" ⚠{rec['spread'] * 100:.0f}%"
+        unit = units(rec.get("workload") or "sleep")[0]
         if rec["per_task_bytes"] is not None:
-            text += f" · {kib_per_task(rec['per_task_bytes'])}"
+            text += f" · {kib_per_task(rec['per_task_bytes'], unit)}"
+        if rec.get("kernel_per_task_bytes") is not None:
+            text += f" · kernel {kib_per_task(rec['kernel_per_task_bytes'], unit)}"
         if rec["spawn_s"] is not None:
-            text += f" · spawn {seconds(rec['spawn_s'])}"
+            text += f" · {'ready' if unit == 'conn' else 'spawn'} {seconds(rec['spawn_s'])}"
     sleep = unusual_sleep(rec, usual)
     if sleep is not None:
         text += f" {DAGGER}{sleep:g} s"
@@ -90,12 +121,29 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
 
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
+    if "workload" in summary and (summary["workload"] == CONNECTIONS).any():
+        return _connections_legend(metric, summary)
     line = (
         f"MB = 10^6 bytes of {METRICS.get(metric, metric)}: median over valid repeats, "
         f"(min–max) when repeated, ⚠ when repeats differ by more than {SPREAD_LIMIT:.0%}. "
         "KiB/task = (M(N) − M(1)) / N in KiB (1024 bytes). "
         "spawn = seconds until the program printed its `ready N` line. "
         "A cell without a valid run (exit 0 and `ready N` before the sleep ran out) shows its "
+        "verdict and reason instead of a number."
+    )
+    note = sleep_note(summary)
+    return f"{line} {note}" if note else line
+
+
+def _connections_legend(metric: str, summary: pd.DataFrame) -> str:
+    line = (
+        f"MB = 10^6 bytes of {METRICS.get(metric, metric)} of the server holding N idle TCP "
+        f"connections: median over valid repeats, (min–max) when repeated, ⚠ when repeats differ "
+        f"by more than {SPREAD_LIMIT:.0%}. KiB/conn = (M(N) − M(1)) / N in KiB (1024 bytes); "
+        "kernel = the same for the kernel memory of the server's cgroup at its peak sample "
+        "(v1 kmem + kmem.tcp, v2 kernel + sock). ready = seconds until the server printed "
+        "`ready N` (all N accepted, each task has read its first message). A cell without a "
+        "valid run (`ready N`, no connection dropped before memrun closed them, exit 0) shows its "
         "verdict and reason instead of a number."
     )
     note = sleep_note(summary)
@@ -120,6 +168,13 @@ def to_markdown(
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
     head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
+    if recs[0]["workload"] == CONNECTIONS:
+        from runner.show.connections import client_table
+
+        head = head.replace(", ", " with N idle TCP connections, ", 1) if head else head
+        client = client_table(recs)
+        tail = legend(metric, table) + "\n" + (f"\n{client}" if client else "")
+        return head + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])
     return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n" + idioms(variants, sweeps or [])
 
 

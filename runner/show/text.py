@@ -38,11 +38,23 @@ def n_label(n: int) -> str:
     return f"{n:,}"
 
 
-def kib_per_task(value: float) -> str:
+def kib_per_task(value: float, unit: str = "task") -> str:
     """Two decimals: async tasks cost tenths of a KiB, and 0.2 vs 0.3 is the interesting part.
-    Below that the baseline dominates (M(N) can even dip under M(1)); "≈0" says so, "-0.00" would not."""
+    Below that the baseline dominates (M(N) can even dip under M(1)); "≈0" says so, "-0.00" would not.
+    unit: what N counts ("task", or "conn" for the connections workload)."""
     kib = value / KIB
-    return "≈0 KiB/task" if abs(kib) < 0.005 else f"{kib:,.2f} KiB/task"
+    return f"≈0 KiB/{unit}" if abs(kib) < 0.005 else f"{kib:,.2f} KiB/{unit}"
+
+
+CONNECTIONS = "connections"
+
+
+def units(workload: str) -> tuple[str, str]:
+    """What N counts, short and in a title: ("task", "concurrent tasks") for sleep,
+    ("conn", "idle TCP connections") for connections."""
+    if workload == CONNECTIONS:
+        return "conn", "idle TCP connections"
+    return "task", "concurrent tasks"
 
 
 def seconds(value: float) -> str:

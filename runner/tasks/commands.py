@@ -29,10 +29,17 @@ def subst(text: str, vals: dict[str, str]) -> str:
         raise ManifestError(str(e)) from None
 
 
-def run_command(variant: Variant, n: int, sleep: float) -> tuple[list[str], dict[str, str], list[str]]:
-    """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks."""
+def run_command(
+    variant: Variant, n: int, sleep: float, *, port: int | None = None, buffer: int | None = None
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks.
+    port and buffer fill a workload's `{port}` and `{buffer}` (the connections server's)."""
     tf = variant.folder
     vals = values(tf, tools_of(tf), n, sleep)
+    if port is not None:
+        vals["port"] = str(port)
+    if buffer is not None:
+        vals["buffer"] = str(buffer)
     rules = [r for r in variant.when if n >= r.min_n]
     argv: list[str] = []
     for arg in variant.run:

@@ -28,3 +28,29 @@ HERE: Limits = {
     "committed_as": 62_193_664,
     "threads_now": 82,
 }
+
+# The connections workload's limits as the reference machine has them (Linux 6.18, a container whose
+# root holds CAP_SYS_ADMIN but not CAP_SYS_RESOURCE, a hard RLIMIT_NOFILE of 20,000, conntrack loaded
+# but tracking nothing), frozen for the same reason.
+HERE_CONN: Limits = {
+    **HERE,
+    "nofile_soft": 20000,
+    "nofile_hard": 20000,
+    "cap_sys_resource": 0,
+    "file_max_enforced": 0,
+    "nr_open": 1_048_576,
+    "file_max": 2_466_170,
+    "files_open": 633,
+    "somaxconn": 4096,
+    "syn_backlog": 2048,
+    "syncookies": 1,
+    "port_low": 32768,
+    "port_high": 60999,
+    "reserved_ports": 0,
+    "conntrack_max": 262_144,
+    "conntrack_count": 0,
+    "conntrack_tracks": 0,
+}
+# The same kernel with CAP_SYS_RESOURCE (a root shell outside such a container): fs.nr_open is the
+# ceiling of RLIMIT_NOFILE.
+PRIVILEGED: Limits = {**HERE_CONN, "cap_sys_resource": 1, "nofile_hard": 1_048_576}

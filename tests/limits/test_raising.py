@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,3 +132,172 @@ def test_applied_restores_everything_in_reverse_even_past_a_failure():
     assert order == ["a=10", "b=20", "a=1"]
     assert values == {"a": 1, "b": 20}
     assert "could not restore b to 2: read-only" in log
+
+
+# ------------------------------------------------------------------ the connections workload
+
+SOMAXCONN = Path("/proc/sys/net/core/somaxconn")
+NR_OPEN = Path("/proc/sys/fs/nr_open")
+
+
+def test_plan_for_connections_raises_only_the_sysctls_n_connections_need():
+    from tests.limits.here import HERE_CONN, PRIVILEGED
+
+    plan = {c.name: (c.new, c.sysctl) for c in raising.plan(1_000_000, [{}], HERE_CONN, "connections")}
+    assert plan == {"net.core.somaxconn": (65_535, "net/core/somaxconn")}  # RLIMIT_NOFILE is no sysctl
+    assert raising.plan(1_000_000, [{}], HERE_CONN) == []  # the sleep workload needs none of them
+    tracked = {
+        **PRIVILEGED,
+        "conntrack_tracks": 1,
+        "syncookies": 0,
+        "file_max_enforced": 1,
+        "file_max": 10**6,
+    }
+    plan = {c.name: c.new for c in raising.plan(1_100_000, [{}, JAVA], tracked, "connections")}
+    assert plan == {
+        "fs.nr_open": 1_101_824,
+        "fs.file-max": 2_203_648,
+        "net.core.somaxconn": 65_535,
+        "net.ipv4.tcp_max_syn_backlog": 88_064,  # 87,380 rounded up to 1,024
+        "net.netfilter.nf_conntrack_max": 1_101_824,
+        "kernel.pid_max": 1_101_824,
+        "kernel.threads-max": 1_101_824,
+        "vm.max_map_count": 2_203_648,
+    }
+
+
+def test_for_budget_bounds_a_capacity_search_by_the_least_a_task_costs():
+    from runner import tasks
+    from tests.test_sweep import FIXTURE_TASKS
+
+    fake = tasks.load_folder(FIXTURE_TASKS / "fake").variants[0]
+    assert raising.for_budget(256 << 20, [fake]) is None  # no thread, no connection: nothing to raise
+    threads = replace(fake, per_task=RUST)
+    need = raising.for_budget(256 << 20, [threads, fake])
+    assert need is not None and (need.n, need.per_task, need.workload) == (7281, [RUST], "sleep")
+    conn = replace(fake, workload="connections")
+    need = raising.for_budget(256 << 20, [conn])
+    assert need is not None and (need.n, need.workload) == (131_072, "connections")  # 2 KiB each
+
+
+@contextlib.contextmanager
+def _machine_lock():
+    """Real sysctls are raised only while no measurement runs (they would disturb it), and never
+    beside a sweep that holds the journal."""
+    from runner import lock
+    from runner.limits import journal
+
+    with lock.measuring(lambda line: None, wait=True):
+        require(not journal.journal_path().exists(), "no journal of a real sweep in the way")
+        yield
+
+
+def _can_write(path: Path) -> bool:
+    return os.geteuid() == 0 and os.access(path, os.W_OK)
+
+
+def test_raised_limits_for_connections_raises_somaxconn_and_restores_it():
+    require(_can_write(SOMAXCONN), "root with a writable net.core.somaxconn")
+    with _machine_lock():
+        before = int(SOMAXCONN.read_text())
+        require(before < 65_000, "net.core.somaxconn below what a connections sweep asks")
+        n = before + 1  # the accept queue of N connections: N
+        log: list[str] = []
+        with raising.raised_limits(n, [{}], log.append, workload="connections") as raised:
+            inside = int(SOMAXCONN.read_text())
+        assert raised == ["net.core.somaxconn"]
+        assert inside == min(-(-n // 1024) * 1024, 65_535) > before
+        assert int(SOMAXCONN.read_text()) == before
+        assert log == [
+            f"net.core.somaxconn {before} -> {inside}",
+            f"net.core.somaxconn {inside} -> {before} (restored)",
+        ]
+
+
+RAISE_AND_HANG = """
+import sys, time
+from runner.limits import raising
+with raising.raised_limits(int(sys.argv[1]), [{}], print, workload="connections") as raised:
+    print("raised", *raised, flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path):
+    """fs.nr_open and net.core.somaxconn raised by a process killed with SIGKILL stay raised (no
+    finally runs), and the next memrun command puts both back from the journal."""
+    from runner.limits import journal
+    from tests.test_sweep import ROOT
+    from tests.test_sweep import run as memrun_cli
+
+    require(_can_write(SOMAXCONN) and _can_write(NR_OPEN), "root with writable fs.nr_open and somaxconn")
+    with _machine_lock():
+        before = (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text()))
+        require(before[1] < 65_000, "net.core.somaxconn below what a connections sweep asks")
+        n = before[0] - 256 + 1  # one past what fs.nr_open lets a server's RLIMIT_NOFILE hold
+        p = subprocess.Popen(
+            [sys.executable, "-c", RAISE_AND_HANG, str(n)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            said = []  # each change as it is made, then "raised NAME..."
+            while not (said and said[-1].startswith("raised")) and p.stdout:
+                said.append(p.stdout.readline().strip() or "EOF")
+                assert said[-1] != "EOF", said
+            assert said[-1].split() == ["raised", "fs.nr_open", "net.core.somaxconn"], said
+            raised = (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text()))
+            assert raised[0] > before[0] and raised[1] == 65_535
+            assert said[:-1] == [
+                f"fs.nr_open {before[0]} -> {raised[0]}",
+                f"net.core.somaxconn {before[1]} -> 65535",
+            ]
+            assert journal.journal_path().exists()
+            p.kill()
+            p.wait(timeout=30)
+            assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == raised, (
+                "no cleanup after SIGKILL"
+            )
+            # Any memrun command restores, another session's too: ours is checked when it came first.
+            ours = journal.journal_path().exists()
+            after = memrun_cli("limits", tmp_path=tmp_path)
+        finally:
+            p.kill()
+            p.wait(timeout=30)
+            journal.recover(lambda line: None)  # a failed assertion above must not leave them raised
+        assert after.returncode == 0, after.stderr
+        if ours:
+            assert f"restored kernel limits left raised by memrun PID {p.pid}" in after.stderr
+            assert f"fs.nr_open {raised[0]} -> {before[0]}" in after.stderr
+            assert f"net.core.somaxconn {raised[1]} -> {before[1]}" in after.stderr
+        assert (int(NR_OPEN.read_text()), int(SOMAXCONN.read_text())) == before
+        assert not journal.journal_path().exists()
+
+
+class _Raised(Exception):
+    """Stops a sweep at its raise, before anything runs."""
+
+
+@pytest.mark.parametrize("workload", ["sleep", "connections"])
+def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch, workload):
+    from runner import sweep, tasks
+    from runner.inputs import SleepSpec
+    from runner.results import ResultsDir
+    from tests.test_verdict import FD_TASKS
+
+    asked: list[tuple] = []
+
+    def record(n: int, per_task: list[dict], log: object, workload: str = "sleep") -> None:
+        asked.append((n, per_task, workload))
+        raise _Raised
+
+    monkeypatch.setattr(sweep, "raised_limits", record)
+    variants = [
+        v if workload == "sleep" else v.under(workload)
+        for v in tasks.load_folder(FD_TASKS / "fdtest").variants
+    ]
+    opts = sweep.SweepOptions(
+        variants, [10, 1000], SleepSpec(1.0), 1, ResultsDir(tmp_path / "res"), raise_limits=True
+    )
+    with pytest.raises(_Raised):
+        sweep.run_sweep(opts)
+    per_task = [{}, {"threads": 1, "maps": 2}] if workload == "connections" else [{}, {}]
+    assert asked == [(1000, per_task, workload)]

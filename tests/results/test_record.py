@@ -23,10 +23,14 @@ NEWER = {
     "chosen_version": {},
     "version_of": None,
 }
+# ... and after the current ones: every row before workloads is a sleep row, with no client
+WORKLOAD = {"workload": "sleep", "buffer": None, "client": None}
 NEWER_MEASURED = {
     "ready_deadline_s": None,
     "timeout_extended_s": None,
     "cgroup_peak_source": None,
+    "stopped_reason": None,
+    "socket_accounting": None,
 }  # in rows of runs that were measured
 
 
@@ -37,7 +41,7 @@ def test_every_committed_row_reads_back_to_the_same_json():
         out = RunRecord.from_json(row).to_json()
         assert {k: out[k] for k in row} == row
         assert [k for k in out if k in row] == list(row)  # same order of the stored keys
-        added = NEWER | (NEWER_MEASURED if row.get("wall_s") is not None else {})
+        added = NEWER | WORKLOAD | (NEWER_MEASURED if row.get("wall_s") is not None else {})
         assert {k: out[k] for k in set(out) - set(row)} == added
         assert RunRecord.from_json(out).to_json() == out
 
@@ -49,8 +53,9 @@ def test_every_current_row_reads_back_to_the_same_json():
         out = RunRecord.from_json(row).to_json()
         assert {k: out[k] for k in row} == row
         newer = {k: out[k] for k in set(out) - set(row)}  # rows written before a field existed
-        later = {*NEWER_MEASURED, "env_override", "chosen_version", "version_of"}
-        assert set(newer) <= later and not any(newer.values()), newer
+        later = {*NEWER_MEASURED, *WORKLOAD, "env_override", "chosen_version", "version_of"}
+        assert set(newer) <= later, newer
+        assert newer.pop("workload", "sleep") == "sleep" and not any(newer.values()), newer
 
 
 def test_measured_and_unmeasured_records():

@@ -26,11 +26,15 @@ def write_results(
     fingerprint: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
     variant_info: dict[str, dict[str, str]] | None = None,
+    workload: str | None = None,
+    kernel: dict[tuple[str, int], float] | None = None,
 ) -> Path:
     """One sweep on `host`: a run per value (MB of peak RSS; None: a failed run with its reason).
 
     fingerprint: the sweep's machine fingerprint (none: a sweep written before they were recorded);
-    env: settings given with `sweep --env`, stored in every run; variant_info: as sweeps record it."""
+    env: settings given with `sweep --env`, stored in every run; variant_info: as sweeps record it;
+    workload: stored in the sweep and every run (none: written before workloads existed); kernel:
+    MB of the cgroup's kernel part per cell (cgroup_breakdown), and a load client with it."""
     out.mkdir(parents=True, exist_ok=True)
     sweep_id = sweep_id or f"sweep-{host}"
     versions = {**VERSIONS, **(versions or {})}
@@ -52,6 +56,8 @@ def write_results(
         meta["fingerprint"] = fingerprint
     if variant_info is not None:
         meta["variant_info"] = variant_info
+    if workload is not None:
+        meta["workload"] = workload
     rows = []
     for (variant, n), values in cells.items():
         for repeat, value in enumerate(values):
@@ -81,6 +87,17 @@ def write_results(
                 row["label"] = label
             if env:
                 row["env_override"] = env
+            if workload is not None:
+                row["workload"] = workload
+            if kernel and (variant, n) in kernel and ok:
+                kernel_bytes = int(kernel[(variant, n)] * 1e6)
+                row["cgroup_breakdown"] = {"anon": int(value * 1e6), "kernel": kernel_bytes}
+                row["client"] = {
+                    "summary": {"connected": n, "dropped": 0, "connect_s": 0.25},
+                    "cgroup_peak": int(4e3 * n + 1e6),
+                    "user_s": 0.01,
+                    "sys_s": 0.02,
+                }
             rows.append(row)
     with open(out / "runs.jsonl", "a") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)

@@ -14,3 +14,13 @@ def test_limits_report_names_the_limit_each_variant_hits():
     async_line = next(line for line in text.splitlines() if "no OS thread" in line)
     assert "rust-tokio" in async_line and "go" in async_line
     assert "give --n" in limits_report(None, tasks.load_all().values())
+
+
+def test_connections_report_without_n_shows_values_but_no_needs():
+    from runner.show.limits import connections_report
+
+    text = connections_report(None, tasks.load_all().values())
+    assert text.startswith("Limits one connection meets here")
+    assert "fs.nr_open" in text and "net.core.somaxconn" in text and "RLIMIT_NOFILE (server)" in text
+    assert "N needs" not in text and "HIT" not in text.split("\n\n")[0]
+    assert "--raise-limits" not in text

@@ -1,0 +1,53 @@
+"""Which workload a stored row or sweep belongs to, and the runs of one workload only.
+
+Memory per sleeping task and memory per idle connection are different questions: a table or a
+figure that put them side by side, or a median over both, would answer neither. Every row says
+its workload (rows written before workloads existed are sleep rows), and every view of stored
+results takes one workload's rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from runner.tasks.manifest import SLEEP
+
+if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read of() without it
+    import pandas as pd
+
+
+def of(row: Mapping[str, Any]) -> str:
+    """A stored row's or sweep's workload; one written before workloads existed is sleep."""
+    value = row.get("workload")
+    return value if isinstance(value, str) and value else SLEEP
+
+
+def column(runs: pd.DataFrame) -> pd.Series:
+    """Every run's workload (sleep where the row has none)."""
+    import pandas as pd
+
+    if "workload" not in runs:
+        return pd.Series([SLEEP] * len(runs), index=runs.index, dtype=object)
+    return runs["workload"].map(lambda w: w if isinstance(w, str) and w else SLEEP)
+
+
+def select(
+    runs: pd.DataFrame, sweeps: list[dict[str, Any]], workload: str
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The runs and sweeps of one workload."""
+    if runs.empty:
+        return runs, [s for s in sweeps if of(s) == workload]
+    mine = runs[column(runs) == workload].reset_index(drop=True)
+    return mine, [s for s in sweeps if of(s) == workload]
+
+
+def only(runs: pd.DataFrame) -> str:
+    """The one workload of runs; a ValueError when they hold several (callers select() first)."""
+    found = sorted(set(column(runs))) if not runs.empty else [SLEEP]
+    if len(found) > 1:
+        raise ValueError(
+            f"these runs hold {len(found)} workloads ({', '.join(found)}), which are never put in one "
+            "table or figure: choose one with --workload"
+        )
+    return found[0]

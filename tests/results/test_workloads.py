@@ -1,0 +1,64 @@
+"""Workloads in stored results: every row has one, old rows are sleep rows, no view mixes two."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runner.results import RunRecord, load_sweeps, workloads
+from runner.results.summary import load_runs, summarize
+from tests.show.crafted import write_results
+
+
+def test_rows_stored_before_workloads_load_as_sleep(tmp_path):
+    old = write_results(tmp_path / "old", "box", {("go", 1): [2.0], ("go", 10_000): [30.0]})
+    assert "workload" not in (old / "runs.jsonl").read_text()
+    runs = load_runs([old])
+    assert list(runs["workload"]) == ["sleep", "sleep"]
+    record = RunRecord.from_json(json.loads((old / "runs.jsonl").read_text().splitlines()[0]))
+    assert record.workload == "sleep" and record.client is None and record.buffer is None
+    assert [workloads.of(s) for s in load_sweeps([old])] == ["sleep"]
+
+
+def test_a_record_keeps_its_workload_buffer_and_client():
+    client = {"summary": {"connected": 10, "dropped": 0}, "cgroup_peak": 123}
+    row = RunRecord("go", 10, "valid", workload="connections", buffer=2048, client=client).to_json()
+    back = RunRecord.from_json(row)
+    assert (back.workload, back.buffer, back.client) == ("connections", 2048, client)
+    assert RunRecord("go", 10, "valid").to_json()["workload"] == "sleep"
+
+
+def test_select_keeps_one_workload_and_only_refuses_two(tmp_path):
+    both = tmp_path / "both"
+    write_results(both, "box", {("go", 1): [2.0], ("go", 10_000): [30.0]})
+    write_results(
+        both, "box", {("go", 1): [3.0], ("go", 10_000): [90.0]}, sweep_id="conn", workload="connections"
+    )
+    runs, sweeps = load_runs([both]), load_sweeps([both])
+    with pytest.raises(ValueError, match="2 workloads"):
+        summarize(runs)
+    sleep, sleep_sweeps = workloads.select(runs, sweeps, "sleep")
+    conn, conn_sweeps = workloads.select(runs, sweeps, "connections")
+    assert list(summarize(sleep)["median"]) == [2e6, 30e6]
+    assert list(summarize(conn)["median"]) == [3e6, 90e6]
+    assert [s["sweep_id"] for s in sleep_sweeps] == ["sweep-box"]
+    assert [s["sweep_id"] for s in conn_sweeps] == ["conn"]
+    assert workloads.only(conn) == "connections"
+
+
+def test_kernel_part_and_client_columns(tmp_path):
+    d = write_results(
+        tmp_path / "c",
+        "box",
+        {("go", 1): [3.0], ("go", 10_000): [90.0]},
+        workload="connections",
+        kernel={("go", 1): 0.5, ("go", 10_000): 40.5},
+    )
+    runs = load_runs([d])
+    assert list(runs["cgroup_kernel"]) == [0.5e6, 40.5e6]
+    assert list(runs["client_peak"]) == [4e3 + 1e6, 4e7 + 1e6]
+    assert runs["client_cpu_s"].round(3).tolist() == [0.03, 0.03]
+    assert list(runs["client_connect_s"]) == [0.25, 0.25]
+    per = summarize(runs, "cgroup_kernel").set_index("n")["per_task"]
+    assert per[10_000] == pytest.approx((40.5e6 - 0.5e6) / 10_000)
