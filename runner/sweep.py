@@ -224,7 +224,7 @@ def _unrunnable(
         if fit.problem:
             return verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
     if opts.memory_cap is not None:
-        need = cost.estimate(known, name, cell.variant.per_task, cell.n)
+        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
         if need is not None and need.bytes > opts.memory_cap:
             return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
     return None
@@ -308,7 +308,8 @@ def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord]) -> RunReco
     after the limits it names: raising them is no use when the machine cannot hold N threads."""
     if record.verdict == "valid":
         return record
-    takes = thread_need(known, cell.variant.name, cell.variant.per_task, cell.n, read_limits())
+    v = cell.variant
+    takes = thread_need(known, v.name, v.per_task, cell.n, read_limits(), v.workload)
     if takes is None:
         return record
     return record.replace(remedy=f"{record.remedy}; {takes}" if record.remedy else takes)

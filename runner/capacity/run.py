@@ -67,12 +67,12 @@ def _start(
     budget's answer scaled. An earlier answer is the best guess there is (a re-run after an
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
-    fit = cost.line(prober.opts.history, variant.name)
+    fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
     known = before is not None and before.max_n > 0 and before.first_failing_n is not None
     if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
         for n in CALIBRATION_N:
             prober(n)
-        fit = cost.line(_as_sweep(prober.probes), variant.name)
+        fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
     if known and before is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import need
 from runner.results.record import RunRecord
+from runner.tasks.manifest import SLEEP
 from runner.units import KIB, size
 
 METRICS_BY_PREFERENCE = ("cgroup_peak", "peak_rss")  # the cgroup peak counts kernel memory
@@ -59,11 +60,17 @@ class Line:
         return max(1, int(self.top + (budget - self.at_top) / self.slope))
 
 
-def line(records: Iterable[RunRecord], variant: str, below: int | None = None) -> Line | None:
-    """The line through the variant's valid runs (at N below `below`, when given), or None."""
+def line(
+    records: Iterable[RunRecord], variant: str, below: int | None = None, workload: str = SLEEP
+) -> Line | None:
+    """The line through the variant's valid runs of one workload (at N below `below`, when
+    given), or None. A server holding connections and a program of sleeping tasks are two
+    lines: a thread per connection costs its socket as well as its stack."""
     points: dict[int, tuple[str, int]] = {}
     for r in records:
         if r.variant != variant or r.verdict != "valid" or r.superseded or r.kind != "sweep":
+            continue
+        if r.workload != workload:
             continue
         if below is not None and r.n >= below:
             continue
@@ -83,9 +90,9 @@ def line(records: Iterable[RunRecord], variant: str, below: int | None = None) -
     return Line(top, at_top, slope, how)
 
 
-def from_records(records: Iterable[RunRecord], variant: str, n: int) -> Need | None:
-    """Extrapolate from valid runs of this variant at smaller N, or None without any."""
-    fit = line(records, variant, below=n)
+def from_records(records: Iterable[RunRecord], variant: str, n: int, workload: str = SLEEP) -> Need | None:
+    """Extrapolate from valid runs of this variant (and workload) at smaller N, or None without any."""
+    fit = line(records, variant, below=n, workload=workload)
     return Need(fit.at(n), fit.slope, fit.how) if fit else None
 
 
@@ -101,5 +108,7 @@ def from_per_task(per_task: dict, n: int) -> Need | None:
     )
 
 
-def estimate(records: Iterable[RunRecord], variant: str, per_task: dict, n: int) -> Need | None:
-    return from_records(records, variant, n) or from_per_task(per_task, n)
+def estimate(
+    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, workload: str = SLEEP
+) -> Need | None:
+    return from_records(records, variant, n, workload) or from_per_task(per_task, n)

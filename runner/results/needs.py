@@ -14,11 +14,17 @@ from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.results import cost
 from runner.results.record import RunRecord
+from runner.tasks.manifest import SLEEP
 from runner.units import size
 
 
 def thread_need(
-    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, limits: Limits
+    records: Iterable[RunRecord],
+    variant: str,
+    per_task: dict,
+    n: int,
+    limits: Limits,
+    workload: str = SLEEP,
 ) -> str | None:
     """One sentence: what N tasks need and what this machine has, for a variant with an OS thread
     per task; None for other variants (their limits are the runtime's own, or memory alone).
@@ -28,7 +34,7 @@ def thread_need(
     """
     if not need(per_task, "threads"):
         return None
-    estimate = cost.estimate(records, variant, per_task, n)
+    estimate = cost.estimate(records, variant, per_task, n, workload)
     if estimate is None:
         return None
     total = int_value(limits, "mem_total")

@@ -45,3 +45,17 @@ def test_thread_floor_without_runs():
     need = cost.estimate([], "t", {"threads": 1}, 1_000_000)
     assert need is not None and need.bytes == 1_000_000 * THREAD_FLOOR_BYTES
     assert cost.estimate([], "a", {}, 1_000_000) is None
+
+
+def test_a_workload_is_its_own_line():
+    """A thread per connection costs its socket as well as its stack: the connections runs of a
+    variant never bend the line of its sleep runs (found when `limits --n` read 41 KiB a thread
+    from a connections sweep), and each workload's line comes from its own runs."""
+    sleep = [_run("rust-threads", 1, 2_000_000), _run("rust-threads", 10_000, 40_000_000)]
+    doubled = [replace(r.result, cgroup_peak=2 * r.result.cgroup_peak) for r in sleep]
+    conns = [replace(r, workload="connections", result=d) for r, d in zip(sleep, doubled, strict=True)]
+    both = sleep + conns
+    assert cost.line(both, "rust-threads") == cost.line(sleep, "rust-threads")
+    fit = cost.line(both, "rust-threads", workload="connections")
+    assert fit is not None and fit == cost.line(conns, "rust-threads", workload="connections")
+    assert cost.line(sleep, "rust-threads", workload="connections") is None
