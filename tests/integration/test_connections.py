@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner import tasks
+from runner import lock, tasks
 from runner.execute import execute
 from tests.conftest import require
 from tests.connections.support import machine  # noqa: F401  (fixture)
@@ -21,7 +21,13 @@ HOLD = 1.0
 
 @pytest.fixture(scope="module")
 def built() -> dict[str, str]:
-    """Build each usable folder once; remember why the others cannot run."""
+    """Build each usable folder once (holding the machine: builds disturb a measurement beside
+    them); remember why the others cannot run."""
+    with lock.measuring(log=lambda line: None, wait=True):
+        return _build()
+
+
+def _build() -> dict[str, str]:
     problems: dict[str, str] = {}
     for tf in tasks.folders(VARIANTS.values()):
         mine = [v for v in tf.variants if v.name in VARIANTS]
