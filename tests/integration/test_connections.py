@@ -31,14 +31,16 @@ def _build() -> dict[str, str]:
     problems: dict[str, str] = {}
     for tf in tasks.folders(VARIANTS.values()):
         mine = [v for v in tf.variants if v.name in VARIANTS]
-        ready = tasks.readiness(mine[0])
-        if not ready.usable:
-            problems.update({v.name: "; ".join(ready.problems) for v in mine})
+        for v in mine:  # a folder's variants may need different tools (node, bun, deno)
+            if not (ready := tasks.readiness(v)).usable:
+                problems[v.name] = "; ".join(ready.problems)
+        usable = [v for v in mine if v.name not in problems]
+        if not usable:
             continue
         try:
-            tasks.build(mine[0])
+            tasks.build(usable[0])
         except tasks.BuildError as e:
-            problems.update({v.name: str(e) for v in mine})
+            problems.update({v.name: str(e) for v in usable})
     return problems
 
 
