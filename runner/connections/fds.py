@@ -42,7 +42,7 @@ class Ceiling:
     """The most RLIMIT_NOFILE a run can get here, and what sets it (for messages)."""
 
     most: int
-    what: str
+    what: str  # what sets it, e.g. "fs.nr_open"
     remedy: str
 
 
@@ -50,12 +50,11 @@ def ceiling() -> Ceiling:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     nr_open = _nr_open()
     if _capable() and nr_open is not None:
-        return Ceiling(nr_open, f"fs.nr_open ({nr_open:,})", "raise fs.nr_open (memrun sweep --raise-limits)")
+        return Ceiling(nr_open, "fs.nr_open", "raise fs.nr_open (memrun sweep --raise-limits)")
     most = hard if hard != resource.RLIM_INFINITY else (nr_open or 1 << 20)
     return Ceiling(
         most,
-        f"the RLIMIT_NOFILE hard limit memrun runs under ({most:,}), which it cannot raise "
-        "without CAP_SYS_RESOURCE",
+        "the RLIMIT_NOFILE hard limit memrun runs under, which it cannot raise without CAP_SYS_RESOURCE",
         "run memrun with CAP_SYS_RESOURCE (root outside a restricted container), or start it "
         "under a higher hard limit (ulimit -Hn)",
     )
@@ -82,8 +81,8 @@ def for_connections(n: int, limit: Ceiling | None = None) -> Descriptors:
         return Descriptors(
             server,
             min(client, top.most),
-            f"{n:,} connections need {need:,} file descriptors in the server and in the client, "
-            f"more than {top.what} allows",
+            f"{n:,} connections need {need:,} file descriptors in the server and in the client; "
+            f"a process here can have at most {top.most:,} ({top.what})",
             top.remedy,
         )
     return Descriptors(server, client)
