@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner import tasks
+from runner import lock, tasks
 from runner.execute import execute
 from tests.conftest import require
 from tests.connections.support import machine  # noqa: F401  (fixture)
@@ -21,18 +21,26 @@ HOLD = 1.0
 
 @pytest.fixture(scope="module")
 def built() -> dict[str, str]:
-    """Build each usable folder once; remember why the others cannot run."""
+    """Build each usable folder once (holding the machine: builds disturb a measurement beside
+    them); remember why the others cannot run."""
+    with lock.measuring(log=lambda line: None, wait=True):
+        return _build()
+
+
+def _build() -> dict[str, str]:
     problems: dict[str, str] = {}
     for tf in tasks.folders(VARIANTS.values()):
         mine = [v for v in tf.variants if v.name in VARIANTS]
-        ready = tasks.readiness(mine[0])
-        if not ready.usable:
-            problems.update({v.name: "; ".join(ready.problems) for v in mine})
+        for v in mine:  # a folder's variants may need different tools (node, bun, deno)
+            if not (ready := tasks.readiness(v)).usable:
+                problems[v.name] = "; ".join(ready.problems)
+        usable = [v for v in mine if v.name not in problems]
+        if not usable:
             continue
         try:
-            tasks.build(mine[0])
+            tasks.build(usable[0])
         except tasks.BuildError as e:
-            problems.update({v.name: str(e) for v in mine})
+            problems.update({v.name: str(e) for v in usable})
     return problems
 
 
