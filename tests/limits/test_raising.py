@@ -290,12 +290,15 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
         raise _Raised
 
     monkeypatch.setattr(sweep, "raised_limits", record)
-    variants = [
-        v if workload == "sleep" else v.under(workload)
-        for v in tasks.load_folder(FD_TASKS / "fdtest").variants
-    ]
+    variants = tasks.load_folder(FD_TASKS / "fdtest").variants
     opts = sweep.SweepOptions(
-        variants, [10, 1000], SleepSpec(1.0), 1, ResultsDir(tmp_path / "res"), raise_limits=True
+        variants,
+        [10, 1000],
+        SleepSpec(1.0),
+        1,
+        ResultsDir(tmp_path / "res"),
+        raise_limits=True,
+        workload=workload,
     )
     with pytest.raises(_Raised):
         sweep.run_sweep(opts)
