@@ -105,6 +105,13 @@ def stored_probes(out: ResultsDir, workload: str = SLEEP) -> Stored:
     return found
 
 
+def stored_checks(out: ResultsDir, workload: str = SLEEP) -> list[RunRecord]:
+    """The stored `--check` runs of one workload: whether an answer held says how a re-run of
+    its search should treat the boundary (capacity.prior)."""
+    records = (RunRecord.from_json(row) for row in out.existing_rows())
+    return [r for r in records if r.kind == "capacity-check" and r.workload == workload]
+
+
 @dataclass
 class Prober:
     """Runs probes of one (variant, budget) under the cap, stores each the moment it ends, and
@@ -120,6 +127,7 @@ class Prober:
     kind: str = "capacity-probe"
     probes: list[RunRecord] = field(default_factory=list)
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
+    earlier: list[RunRecord] = field(default_factory=list)  # stored probes of this boundary
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
         if self.variant.workload != SLEEP and (fit := for_connections(n)).problem:
@@ -154,9 +162,12 @@ class Prober:
         return record
 
     def _history(self) -> list[RunRecord]:
-        """The sweeps and this search's own probes: what its sleeps and timeouts are learnt from
-        (earlier searches and checks ran under other caps and sleeps)."""
-        return [r for r in self.opts.history if r.kind == "sweep"] + self.probes
+        """The sweeps, the stored probes of this very boundary and this search's own: what its
+        sleeps and timeouts are learnt from. Near a cap, spawning is slower than the sweep saw
+        (reclaim, GC), and the probes an earlier search of the same variant and budget ran say
+        by how much, so a re-run's first probe is not one whose sleep is too short (probes
+        under other caps, and checks, are left out: they ran under other caps and sleeps)."""
+        return [r for r in self.opts.history if r.kind == "sweep"] + self.earlier + self.probes
 
     def _replay(self, n: int) -> RunRecord | None:
         """The next stored probe at n (--resume), counted as one of this search's probes."""

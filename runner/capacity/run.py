@@ -13,12 +13,14 @@ from typing import Any
 
 from runner import tasks
 from runner.capacity import floor
+from runner.capacity.prior import Prior, checks_after, prior
 from runner.capacity.probes import (
     CapacityOptions,
     CapacityProgress,
     Prober,
     Stored,
     probe_valid,
+    stored_checks,
     stored_probes,
 )
 from runner.capacity.search import search
@@ -44,6 +46,8 @@ class Start:
     baseline: int  # the cgroup figure at N=1: where the search's memory line starts
     ceiling: int = MAX_N  # just past the kernel limit the tasks' threads or mappings hit
     fills: float | None = 1.0  # the share of the budget n is expected to use (None: not known)
+    hint: int | None = None  # the N to probe once n is valid (where the stored answer failed)
+    noisy: bool = False  # stored runs passed and failed at random there: search as noisy
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ def _start(
     budget: int,
     prober: Prober,
     below: Smaller | None,
-    before: CapacityResult | None = None,
+    before: Prior | None = None,
 ) -> Start:
     """Where the search starts, and how that was predicted: the answer an earlier search found at
     this very budget (stored in OUT) when there is one, else the sweep's line or the smaller
@@ -68,17 +72,21 @@ def _start(
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
-    known = before is not None and before.max_n > 0 and before.first_failing_n is not None
+    known = before is not None and before.result.max_n > 0 and before.hint is not None
     if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
         for n in CALIBRATION_N:
             prober(n)
         fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
+    hint, noisy = None, False
     if known and before is not None:
-        start = before.max_n
-        how = f"{before.max_n:,} fit the search stored for this budget on {before.finished_at[:10]}"
-        fills = before.peak_bytes / budget if before.peak_bytes else None
+        stored = before.result
+        start, hint, noisy = stored.max_n, before.hint, before.noisy
+        how = f"{stored.max_n:,} fit the search stored for this budget on {stored.finished_at[:10]}"
+        how += f", {hint:,} failed" if hint is not None else ""
+        how += f"; searched as noisy: {before.why_noisy}" if noisy else ""
+        fills = stored.peak_bytes / budget if stored.peak_bytes else None
     elif fit is not None:
         start, how = fit.solve(budget), f"from {fit.how}"
     else:
@@ -101,8 +109,8 @@ def _start(
         start = min(start, max(1, int(KERNEL_LIMIT_MARGIN * allowed[0])))
         # memory may say there is room beyond it: the search probes no further than just past
         ceiling = min(MAX_N, math.ceil(allowed[0] / KERNEL_LIMIT_MARGIN))
-        return Start(start, how, baseline, ceiling, fills)
-    return Start(start, how, baseline, fills=fills)
+        return Start(start, how, baseline, ceiling, fills, hint, noisy)
+    return Start(start, how, baseline, fills=fills, hint=hint, noisy=noisy)
 
 
 def _one(
@@ -113,12 +121,24 @@ def _one(
     identity: dict[str, Any],
     progress: CapacityProgress,
     below: Smaller | None = None,
-    before: CapacityResult | None = None,
+    before: Prior | None = None,
 ) -> CapacityResult:
     """Search one (variant, budget); each probe is stored the moment it ends."""
     prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
+    if before is not None and not opts.fresh:  # how fast spawning went near this cap last time
+        ids = set(before.result.probe_ids)
+        prober.earlier = [r for runs in stored.values() for r in runs if r.run_id in ids]
     start = _start(variant, budget, prober, below, None if opts.fresh else before)
-    found = search(prober.outcome, start.n, budget, start.baseline, start.ceiling, fills=start.fills)
+    found = search(
+        prober.outcome,
+        start.n,
+        budget,
+        start.baseline,
+        start.ceiling,
+        fills=start.fills,
+        noisy=start.noisy,
+        hint=start.hint,
+    )
     lo, hi, probes = found.max_n, found.first_failing_n, prober.probes
     failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
     passing = next((r for r in reversed(probes) if r.n == lo and probe_valid(r)), None)
@@ -201,6 +221,7 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
     stored = stored_probes(opts.out, opts.workload)
+    checks = stored_checks(opts.out, opts.workload)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
@@ -210,7 +231,8 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
             smaller = [r for (v, b), r in fitted.items() if v == variant.name and b < budget]
             largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
             below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
-            before = fitted.get((variant.name, budget))
+            earlier = fitted.get((variant.name, budget))
+            before = prior(earlier, checks_after(checks, earlier)) if earlier is not None else None
             result = _one(variant, budget, opts, stored, identity(variant), progress, below, before)
             fitted[(variant.name, budget)] = result
             opts.out.add_capacity(result.to_json())

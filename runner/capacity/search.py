@@ -161,6 +161,8 @@ def search(
     ceiling: int = MAX_N,
     confirm: bool = True,
     fills: float | None = 1.0,
+    noisy: bool = False,
+    hint: int | None = None,
 ) -> Found:
     """The largest valid N and the smallest failing N, within TOLERANCE of each other (or
     NOISY_TOLERANCE once the outcome is seen to vary from run to run).
@@ -181,9 +183,16 @@ def search(
     the search goes on, noisy. A noisy search runs its candidate a second time before
     narrowing above it: there, one valid run says little, and narrowing above an N that then
     fails is wasted.
+
+    Stored knowledge of the same boundary comes in two ways. `hint` is where runs failed
+    before, just above the start (an earlier answer's first failing N): once the start is valid
+    it is the next probe, since a re-run's boundary seldom moves and that one probe closes the
+    bracket. `noisy` says runs there were seen to pass and fail from run to run (an earlier
+    search, or a re-check of its answer): the search is noisy from its first probe, so its
+    answer is confirmed three times and settles to NOISY_TOLERANCE.
     """
     n, up, down = max(1, min(start, ceiling)), FIRST_STEP, FIRST_STEP
-    state = _State(budget, baseline, {}, start=n, fills=fills)
+    state = _State(budget, baseline, {}, noisy=noisy, start=n, fills=fills)
     while True:
         result = probe(n)
         if n in state.outcomes and result.valid != state.valid(n):
@@ -199,7 +208,9 @@ def search(
                 return state.found()
             n = lo  # confirm
             continue
-        if confirm and state.noisy and lo > 0 and not state.confirmed(lo):
+        if hi is None and hint is not None and lo < hint <= ceiling and hint not in state.outcomes:
+            n = hint  # where runs failed before: most often, this one probe closes the bracket
+        elif confirm and state.noisy and lo > 0 and not state.confirmed(lo):
             n = lo  # in noise, a candidate valid once is confirmed before anything rests on it
         elif hi is None:
             if lo >= ceiling:

@@ -43,7 +43,9 @@ class CapacityResult:
     peak_bytes: int | None = None
     workload: str = "sleep"  # what the N were: sleeping tasks or idle connections (rows before: sleep)
     confirmed: bool = False  # max_n was valid in two runs
-    noisy: bool = False  # an N valid once failed another time, or failed below a valid one
+    # an N valid once failed another time, or failed below a valid one; or the stored runs of
+    # this boundary showed it before the search began (its prediction says which: capacity.prior)
+    noisy: bool = False
     flaky_up_to: int | None = None  # noisy: the largest N valid in at least one run
     flaky_passed: int = 0  # runs above max_n, up to flaky_up_to, that were valid
     flaky_failed: int = 0  # ... and that failed

@@ -10,11 +10,13 @@ import time
 
 import pytest
 
+from runner.capacity.prior import Prior
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
 from runner.capacity.run import Smaller, _start
 from runner.measure import cgroups
 from runner.measure.result import RunResult
 from runner.results import ResultsDir, RunRecord
+from runner.results.capacity import CapacityResult
 from runner.tasks.manifest import load_all
 from tests.conftest import processes_with, require
 from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
@@ -75,6 +77,10 @@ def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     stored = [json.loads(line) for line in (tmp_path / "res" / "capacity.jsonl").read_text().splitlines()]
     assert stored[-1]["predicted_n"] == result["max_n"] and "search stored" in stored[-1]["prediction"]
     assert abs(second["max_n"] - result["max_n"]) <= math.ceil(0.02 * result["max_n"]) + 1
+    ran = {r["run_id"]: r for r in rows(tmp_path / "res")}
+    first, then = (ran[i] for i in stored[-1]["probe_ids"][:2])
+    if first["verdict"] == "valid":  # the stored failing N is the probe after a valid start
+        assert then["n"] == result["first_failing_n"], (first, then)
     fresh = _capacity(tmp_path, "--memory", "64MiB", "--fresh", "--json")
     assert fresh.returncode == 0, fresh.stderr
     last = json.loads((tmp_path / "res" / "capacity.jsonl").read_text().splitlines()[-1])
@@ -183,3 +189,14 @@ def test_scaled_from_a_smaller_budget_the_start_fills_what_its_answer_used(tmp_p
     # an answer above the sweep's line is not scaled: the line's start fills the budget
     above = _start(prober.variant, 1024 * MIB, prober, Smaller(256 * MIB, 300_000, 250 * MIB))
     assert above.n < 1_200_000 and above.fills == 1.0
+
+
+def test_a_stored_answer_is_the_start_its_failing_n_the_hint_and_its_noise_kept(tmp_path):
+    prober = _prober(tmp_path)
+    stored = CapacityResult("fake", 256 * MIB, 200_000, 204_000, finished_at="2026-11-23T17:00:00")
+    start = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 204_000, False))
+    assert (start.n, start.hint, start.noisy) == (200_000, 204_000, False)
+    assert "200,000 fit the search stored" in start.how and "204,000 failed" in start.how
+    why = "its re-check failed at 200,000 (max N 200,000)"
+    noisy = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 204_000, True, why))
+    assert noisy.noisy and noisy.how.endswith("searched as noisy: " + why)

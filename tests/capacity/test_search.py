@@ -325,3 +325,31 @@ def test_a_start_scaled_from_a_smaller_budget_expects_the_share_that_budget_used
     tried.clear()
     search(probe, start, budget=budget, baseline=base)  # as if the start filled the budget
     assert tried[1] < 0.8 * start
+
+
+@pytest.mark.parametrize("moved", [0.9, 0.99, 1.0, 1.01, 1.1])
+def test_a_stored_answer_and_its_failing_n_cost_the_floor_when_nothing_moved(moved):
+    """A re-run starts at the stored max N and probes the stored first failing N next. When the
+    boundary is where it was, that is the floor exactly (start, the failing N, the start again);
+    when it moved, the answer is still the sharp boundary, proved the usual way."""
+    budget, base, per = 256 * MIB, 10 * MIB, 1024
+    stored_max = 247_000
+    stored_fail = stored_max + math.ceil(TOLERANCE * stored_max)
+    boundary = int(stored_max * moved) if moved != 1.0 else stored_max
+    probe, spent = _spent_oracle(boundary, peak=lambda n: base + per * n + 5 * MIB)
+    found = search(probe, stored_max, budget=budget, baseline=base, hint=stored_fail)
+    _check(found, [p.n for p in spent], boundary)
+    if moved == 1.0:
+        floor_run = [(stored_max, True), (stored_fail, False), (stored_max, True)]
+        assert [(p.n, p.valid) for p in spent] == floor_run
+    else:
+        assert stored_fail in [p.n for p in spent] or boundary < stored_max
+
+
+def test_a_boundary_known_to_be_noisy_is_confirmed_three_times_from_the_start():
+    """Stored runs passed and failed there: the answer is run three times and the bracket
+    settles to the noisy tolerance, so the stored band's failing N closes it at once."""
+    probe, tried = _oracle(13_066)
+    found = search(probe, 13_066, budget=1 << 30, noisy=True, hint=13_720)
+    assert tried == [13_066, 13_720, 13_066, 13_066]
+    assert found.noisy and (found.max_n, found.first_failing_n) == (13_066, 13_720)
