@@ -34,6 +34,7 @@ EXPECTED = {
     "test_from_a_service_runs_are_measured",
     "test_in_a_container_runs_are_measured",
     "test_capacity_of_a_known_cost_from_a_session_scope",
+    "test_connections_from_a_session_scope_charge_server_and_client_apart",
     "test_a_user_in_a_delegated_scope_measures_caps_and_sweeps",
     "test_a_user_without_a_delegated_cgroup_gets_a_refusal_not_a_false_answer",
 }

@@ -22,7 +22,7 @@ from tests.conftest import probe
 from tests.vm.guest import layouts
 from tests.vm.guest.layouts import CG, USER
 
-MiB = 1 << 20
+KiB, MiB = 1 << 10, 1 << 20
 OUT = Path(os.environ.get("MEMRUN_VM_OUT", "/tmp"))
 
 
@@ -252,6 +252,42 @@ def test_capacity_of_a_known_cost_from_a_session_scope(tmp_path):
         expected = (64 * MiB - base) / 1024  # the fake holds 1 KiB a task
         assert abs(result["max_n"] - expected) / expected < 0.03, (result, expected)
         _figure("session_fake_capacity_64MiB", {"max_n": result["max_n"], "expected": expected})
+    finally:
+        shell.kill()
+        shell.wait()
+
+
+def test_connections_from_a_session_scope_charge_server_and_client_apart(tmp_path):
+    """The connections workload on v2: the fake server holds 64 KiB per connection (written in
+    full), memrun's load client runs in a cgroup of its own, and v2 charges each accepted socket
+    to the server's cgroup with no setting (v1 needs memory.kmem.tcp.limit_in_bytes written).
+    Per connection, between N=100 and N=1,000: the server's cgroup grows by the 64 KiB and its
+    kernel part (sockets, files, inodes) by at least 1 KiB; the client's cgroup by its own
+    sockets, none of the server's 64 KiB."""
+    scope = _session_scope()
+    shell = layouts.occupant(scope)
+    out_dir = tmp_path / "res"
+    try:
+        code, _, err = layouts.run_memrun(
+            scope, tmp_path, "sweep", "-r", "fake", "--workload", "connections",
+            "--n", "100,1000", "--sleep", "1", "--out", str(out_dir),
+        )  # fmt: skip
+        assert code == 0, err
+        runs = {r["n"]: r for r in map(json.loads, (out_dir / "runs.jsonl").read_text().splitlines())}
+        small, large = runs[100], runs[1000]
+        for r in (small, large):
+            assert r["verdict"] == "valid", (r["code"], r["reason"])
+            assert r["workload"] == "connections" and r["cgroup_version"] == "v2"
+            assert r["socket_accounting"] is True and r["client"]["summary"]["connected"] == r["n"]
+        per = (large["cgroup_peak"] - small["cgroup_peak"]) / 900
+        assert 64 * KiB <= per <= 80 * KiB, per / KiB
+        kernel = (large["cgroup_breakdown"]["kernel"] - small["cgroup_breakdown"]["kernel"]) / 900
+        assert kernel >= 1 * KiB, kernel / KiB
+        client = (large["client"]["cgroup_peak"] - small["client"]["cgroup_peak"]) / 900
+        assert 0 < client < 32 * KiB, client / KiB
+        _figure("session_fake_connections_kib_per_connection", {
+            "cgroup": round(per / KiB, 2), "kernel": round(kernel / KiB, 2), "client": round(client / KiB, 2),
+        })  # fmt: skip
     finally:
         shell.kill()
         shell.wait()
