@@ -50,7 +50,9 @@ from runner.results import ResultsDir, ResultsError, load_records
     "--fresh",
     is_flag=True,
     help="Start every search from the sweeps' line (or the smaller budget's answer), ignoring an "
-    "answer OUT already holds for the same budget: what a first search costs.",
+    "answer OUT already holds for the same budget: what a first search costs. Without it a stored "
+    "answer is the start, its first failing N the next probe, and a boundary whose stored runs "
+    "(or a --check of them) passed and failed at random is searched as a band from the start.",
 )
 @click.option(
     "--check",
