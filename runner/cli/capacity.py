@@ -195,6 +195,7 @@ def _budgets(text: str) -> list[int]:
 
 def _capacity_progress():  # type: ignore[no-untyped-def]
     from runner.capacity import CapacityProgress
+    from runner.results.workloads import noun
     from runner.show.capacity import band_text, budget_label, cost_line
 
     def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
@@ -206,7 +207,7 @@ def _capacity_progress():  # type: ignore[no-untyped-def]
         band = band_text(row)
         err(
             f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
-            f"{result.max_n:,} tasks fit{'; ' + band if band else ''} "
+            f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
             f"({result.probes} probes; then {result.stopped_by}; {cost_line(row)})"
         )
 

@@ -157,6 +157,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     except OSError as e:
         raise InputError(str(e)) from None
     runs, sweeps = _load(results, workload)
+    from runner.results import workloads
     from runner.show import html, labelled
 
     try:
@@ -172,7 +173,8 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
             if capacity and fmt == "md":
                 from runner.show.capacity import capacity_markdown
 
-                text += "\n\nConcurrent tasks that fit in a memory budget (`memrun capacity`):\n\n"
+                what = workloads.noun(workloads.of(capacity[0]))
+                text += f"\n\nConcurrent {what} that fit in a memory budget (`memrun capacity`):\n\n"
                 text += capacity_markdown(capacity).rstrip("\n")
             if fmt == "md":
                 text += _across_versions(runs, metric, sweeps)

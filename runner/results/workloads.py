@@ -17,6 +17,14 @@ if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read 
     import pandas as pd
 
 
+NOUNS = {SLEEP: "tasks", "connections": "connections"}
+
+
+def noun(workload: str) -> str:
+    """What N counts in a workload, for the words around a figure: tasks, or connections."""
+    return NOUNS.get(workload, "tasks")
+
+
 def of(row: Mapping[str, Any]) -> str:
     """A stored row's or sweep's workload; one written before workloads existed is sleep."""
     value = row.get("workload")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runner.results import latest_capacity
+from runner.results import latest_capacity, workloads
 from runner.units import size
 
 LEGEND = (
@@ -231,11 +231,12 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
             ax.set_yticks(range(len(cells)), [r["variant"] for r in cells])
             ax.set_ylim(len(cells) - 0.5, -0.5)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-            ax.set_xlabel("concurrent tasks that fit (log scale)")
+            what = workloads.noun(workloads.of(cells[0]))
+            ax.set_xlabel(f"concurrent {what} that fit (log scale)")
             ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
             ax.set_axisbelow(True)
             family_legend(ax, palette, family, [r["variant"] for r in cells])
-            fig.suptitle(f"Concurrent tasks that fit in {budget_label(budget)}", fontweight="bold")
+            fig.suptitle(f"Concurrent {what} that fit in {budget_label(budget)}", fontweight="bold")
             ax.set_title("\n".join(wrap(caption(runs, sweeps), 140)), color=NOTE_COLOR)
             notes = (
                 "Bar: the largest N valid in a memory cgroup capped at the budget (swap excluded) in "

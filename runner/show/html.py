@@ -110,7 +110,8 @@ def _capacity(results: list[dict[str, Any]], runs: pd.DataFrame, sweeps: list[di
     """How many tasks fit in each memory budget: the table, then one figure per budget."""
     from runner.show.capacity import capacity_figures, capacity_markdown
 
-    parts = ['<section id="capacity"><h2>Capacity: tasks that fit in a memory budget</h2>']
+    what = workloads.noun(workloads.of(results[0])) if results else "tasks"
+    parts = [f'<section id="capacity"><h2>Capacity: {what} that fit in a memory budget</h2>']
     parts.append(mdhtml.to_html(capacity_markdown(results)))
     for stem, fig in capacity_figures(results, runs, sweeps):
         parts.append(_figure(stem, fig, "peak_rss", None))
@@ -153,7 +154,7 @@ def _figure_caption(stem: str, metric: str) -> str:
     if stem.startswith("loglog-"):
         return f"{metric_title(metric)} against N, both axes logarithmic."
     if stem.startswith("capacity-"):
-        return "Concurrent tasks that fit in the budget (log scale) against the naive prediction (tick)."
+        return "How many fit in the budget (log scale), against the naive prediction (tick)."
     return "Memory per task: (M(N) − M(1)) / N in KiB, per variant and N."
 
 

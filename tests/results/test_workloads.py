@@ -62,3 +62,8 @@ def test_kernel_part_and_client_columns(tmp_path):
     assert list(runs["client_connect_s"]) == [0.25, 0.25]
     per = summarize(runs, "cgroup_kernel").set_index("n")["per_task"]
     assert per[10_000] == pytest.approx((40.5e6 - 0.5e6) / 10_000)
+
+
+def test_what_n_counts_is_named_for_the_words_around_a_figure():
+    assert workloads.noun("sleep") == "tasks" and workloads.noun("connections") == "connections"
+    assert workloads.noun(workloads.of({})) == "tasks"  # a row from before workloads
