@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import signal
@@ -200,3 +201,14 @@ def test_a_stored_answer_is_the_start_its_failing_n_the_hint_and_its_noise_kept(
     why = "its re-check failed at 200,000 (max N 200,000)"
     noisy = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 204_000, True, why))
     assert noisy.noisy and noisy.how.endswith("searched as noisy: " + why)
+
+
+def test_a_stored_answer_of_os_threads_is_not_cut_to_the_guessed_kernel_cost_per_thread(tmp_path):
+    """Without an answer, a thread variant starts no higher than the budget over 36 KiB (a Rust
+    thread's kernel memory); C's threads fit 7,433 in 256 MiB (35.3 KiB each), and a stored
+    7,433 is where the re-run starts, not 7,281."""
+    prober = _prober(tmp_path)
+    prober.variant = dataclasses.replace(prober.variant, per_task={"threads": 1})
+    assert _start(prober.variant, 256 * MIB, prober, None).n == 256 * MIB // (36 * 1024)
+    stored = CapacityResult("fake", 256 * MIB, 7_433, 7_582, finished_at="2026-11-23T17:00:00")
+    assert _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 7_582, False)).n == 7_433
