@@ -205,10 +205,11 @@ def _capacity_progress():  # type: ignore[no-untyped-def]
     def on_result(result, i: int, total: int) -> None:  # type: ignore[no-untyped-def]
         row = result.to_json()
         band = band_text(row)
+        then = f"then {result.stopped_by}" if result.stopped_by else "none failed up to the ceiling"
         err(
             f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
             f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
-            f"({result.probes} probes; then {result.stopped_by}; {cost_line(row)})"
+            f"({result.probes} probes; {then}; {cost_line(row)})"
         )
 
     return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)

@@ -30,7 +30,7 @@ def _oracle(boundary: int, peak=None):  # type: ignore[no-untyped-def]
 def _check(found, tried, boundary):  # type: ignore[no-untyped-def]
     assert found.max_n == max(n for n in tried if n <= boundary)
     assert found.first_failing_n is not None and found.first_failing_n > boundary >= found.max_n
-    assert found.first_failing_n - found.max_n <= max(1, math.ceil(TOLERANCE * found.max_n))
+    assert closed(found.max_n, found.first_failing_n, TOLERANCE)
     assert not found.noisy and found.flaky_up_to is None, "a sharp boundary is a point answer"
 
 
@@ -182,7 +182,7 @@ def test_a_fake_that_passes_or_fails_at_random_gets_a_band_containing_the_true_e
         probe, runs = _flaky(LOW, HIGH, seed)
         found = search(probe, int(LOW * guess), budget=FLAKY_BUDGET, baseline=10 * MIB)
         assert found.first_failing_n is not None and found.first_failing_n > LOW
-        assert found.first_failing_n <= found.max_n + math.ceil(NOISY_TOLERANCE * found.max_n)
+        assert closed(found.max_n, found.first_failing_n, NOISY_TOLERANCE)
         at_max = [ok for n, ok in runs if n == found.max_n]
         assert len(at_max) >= 2 and all(at_max), (seed, runs)
         above = [ok for n, ok in runs if n > found.max_n]
@@ -353,3 +353,12 @@ def test_a_boundary_known_to_be_noisy_is_confirmed_three_times_from_the_start():
     found = search(probe, 13_066, budget=1 << 30, noisy=True, hint=13_720)
     assert tried == [13_066, 13_720, 13_066, 13_066]
     assert found.noisy and (found.max_n, found.first_failing_n) == (13_066, 13_720)
+
+
+def test_a_stored_failure_a_tolerance_above_a_lo_one_task_lower_closes_the_bracket():
+    """29,774 valid and 30,370 failed in the stored search (2 % apart, rounded up); the re-run's
+    valid N is 29,773: the bracket is closed, and 30,369 is not run."""
+    assert closed(29_774, 30_370, TOLERANCE) and closed(29_773, 30_370, TOLERANCE)
+    assert not closed(29_773, 30_400, TOLERANCE) and not closed(1000, 1022, TOLERANCE)
+    assert closed(1000, 1021, TOLERANCE) and not closed(999, 1020, TOLERANCE)
+    assert closed(1, 2, TOLERANCE) and not closed(1, 3, TOLERANCE) and not closed(50, 52, TOLERANCE)
