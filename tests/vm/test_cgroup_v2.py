@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -47,8 +48,8 @@ def test_guest_suite_passes_on_cgroup_v2(tmp_path):
     require(os.geteuid() == 0, "root (the VM's kernel modules go to /lib/modules)")
     share = machine.VM_DIR / "out"
     share.mkdir(parents=True, exist_ok=True)
-    for old in share.iterdir():
-        old.unlink()
+    for old in share.iterdir():  # what an earlier boot left, files and folders
+        shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
     env = {
         "MEMRUN_IN_VM": "1",
         "MEMRUN_VM_OUT": str(share),
