@@ -90,8 +90,14 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
     note = ""
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        if not capacity or not sweep_runs(runs).empty:
-            written, note = plot_labelled(_installed(runs), sweeps, Path(out_dir), metric)
+        swept = sweep_runs(runs)
+        if not capacity or not swept.empty:
+            # sweeps only: capacity probes are no cells of these figures, and probes made on
+            # another kernel build would otherwise be a label of their own with nothing to draw
+            drawn = swept if not swept.empty else runs
+            ids = set(drawn["sweep_id"]) if "sweep_id" in drawn else set()
+            theirs = [s for s in sweeps if s.get("sweep_id") in ids] or sweeps  # the captions' machines
+            written, note = plot_labelled(_installed(drawn), theirs, Path(out_dir), metric)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:

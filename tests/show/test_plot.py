@@ -143,3 +143,33 @@ def test_a_single_failed_cell_alone(tmp_path):
     (path,) = [p for p in plot.plot_results(failed, [], tmp_path, formats=("svg",)) if "bars" in p.name]
     text = svg_text(path)
     assert f"failed: {MAP_COUNT}" in text and "MB" not in text.replace("MB (1 MB", "")
+
+
+def test_capacity_probes_on_another_kernel_build_do_not_break_the_figures(tmp_path):
+    """A machine booted on a new kernel build between a sweep and a capacity search: the probes'
+    build is a label with no sweep cell to draw, and `memrun plot` draws the sweep's figures
+    (as one label) and the capacity figure, where it once stopped on `min() arg is an empty
+    sequence`."""
+    import json
+
+    from runner.results import RunRecord
+    from runner.results.capacity import CapacityResult
+    from tests.show.crafted import write_results
+    from tests.test_sweep import run as memrun_run
+
+    out = write_results(tmp_path / "res", "box", {("go", 1): [2.0], ("go", 10_000): [30.0]})
+    start = {"sweep_id": "cap-1", "event": "start", "kind": "capacity", "host": "box", "kernel": "6.1.1"}
+    with (out / "sweeps.jsonl").open("a") as f:
+        f.write(json.dumps(start) + "\n")
+    probe = RunRecord(
+        "go", 90_000, "valid", code="ok", sweep_id="cap-1", kind="capacity-probe", memory_cap=256 << 20
+    )
+    with (out / "runs.jsonl").open("a") as f:
+        f.write(json.dumps(probe.to_json()) + "\n")
+    answer = CapacityResult("go", 256 << 20, 90_000, 91_800, capacity_id="cap-1", stopped_by="out-of-memory")
+    (out / "capacity.jsonl").write_text(json.dumps(answer.to_json()) + "\n")
+    p = memrun_run("plot", str(out), "--out", str(tmp_path / "figs"), tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    names = sorted(f.name for f in (tmp_path / "figs").iterdir())
+    assert "loglog-peak_rss.png" in names and "capacity-256MiB.png" in names, names
+    assert not [n for n in names if "kernel" in n], names
