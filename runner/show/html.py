@@ -54,6 +54,29 @@ VALIDITY = (
     "remedy, and is shown as such, never as a zero. Repeats of a cell give the median and (min–max); "
     "runs of different labels (machines) or toolchain versions never share a median."
 )
+VALIDITY_CONNECTIONS = (
+    "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
+    "out (every connection's task had read its first message), memrun's load client saw all N "
+    "connected and none closed or reset by the server while they were held, and the server exited "
+    "0 once the client reset them. Any other run is kept as a row with its verdict, the reason and "
+    "a remedy (`fd-limit` when descriptors ran out), never as a zero. Repeats of a cell give the "
+    "median and (min–max); runs of different labels or toolchain versions never share a median."
+)
+PROGRAMS = {
+    "sleep": (
+        "Each task program takes <code>N [SLEEP_SECONDS]</code>, spawns N tasks that each sleep, prints "
+        "<code>ready N</code> once all N are spawned, waits for all and exits 0. memrun starts it in "
+        "its own process group and memory cgroup and records, per run:"
+    ),
+    "connections": (
+        "Each server program takes <code>PORT N BUFFER_BYTES</code>, accepts N TCP connections on "
+        "127.0.0.1 and runs one task per connection in its runtime's idiom, each reading into a "
+        "buffer of its own; it prints <code>ready N</code> once every task has read its first "
+        "16-byte message, and exits 0 when memrun's load client resets them after the sleep. memrun "
+        "starts the server in its own process group and memory cgroup (its sockets charged to it) "
+        "and the client in a cgroup of its own, outside the figures, and records, per run:"
+    ),
+}
 
 
 def page(
@@ -94,7 +117,7 @@ def page(
         parts += _capacity(capacity, runs, sweeps)
     parts += _causes(found, several)
     parts += _machines(found, several)
-    parts += _method(found, metric, several)
+    parts += _method(found, metric, several, workload)
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -240,18 +263,17 @@ def _versions(group: Group) -> str:
     )
 
 
-def _method(found: list[Group], metric: str, several: bool) -> list[str]:
+def _method(found: list[Group], metric: str, several: bool, workload: str = "sleep") -> list[str]:
     metrics = "".join(
         f"<li><code>{_e(k)}</code>{' (shown here)' if k == metric else ''}: {_e(v)}</li>"
         for k, v in METRICS.items()
     )
+    counts = VALIDITY_CONNECTIONS if workload == "connections" else VALIDITY
     out = [
         '<section id="method"><h2>Method</h2>',
-        "<p>Each task program takes <code>N [SLEEP_SECONDS]</code>, spawns N tasks that each sleep, prints "
-        "<code>ready N</code> once all N are spawned, waits for all and exits 0. memrun starts it in its "
-        "own process group and memory cgroup and records, per run:</p>",
+        f"<p>{PROGRAMS.get(workload, PROGRAMS['sleep'])}</p>",
         f"<ul>{metrics}</ul>",
-        f"<h3>When a run counts</h3>{mdhtml.to_html(VALIDITY)}",
+        f"<h3>When a run counts</h3>{mdhtml.to_html(counts)}",
         "<h3>The exact commands</h3>",
     ]
     for g in found:

@@ -99,3 +99,18 @@ def test_client_line():
         "load client: connected 10,000 of 10,000, dropped by the server 0, connect errors 0, "
         "all open after 0.80 s, its cgroup peak 42.0 MB, CPU 0.05 s user + 1.25 s sys"
     )
+
+
+def test_the_html_method_describes_the_workload_shown(both):
+    from runner.results import workloads
+    from runner.show import html
+
+    for workload, says, never in (
+        ("connections", "accepts N TCP connections", "spawns N tasks that each sleep"),
+        ("sleep", "spawns N tasks that each sleep", "accepts N TCP connections"),
+    ):
+        runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), workload)
+        page = html.page(runs, sweeps)
+        assert says in page and never not in page, workload
+        counted = "none closed or reset by the server" in page
+        assert counted == (workload == "connections"), workload
