@@ -22,9 +22,13 @@ class Prior:
     """The stored answer's hints for a new search of the same boundary."""
 
     result: CapacityResult  # the stored answer: its max_n is where the search starts
-    hint: int | None  # the first failing N: the probe after a valid start
     noisy: bool
     why_noisy: str = ""  # in words, for the result's prediction
+
+    @property
+    def hint(self) -> int | None:
+        """The stored first failing N: the probe after a valid start."""
+        return self.result.first_failing_n
 
 
 def checks_after(records: Iterable[RunRecord], result: CapacityResult) -> list[RunRecord]:
@@ -50,4 +54,4 @@ def prior(result: CapacityResult, checks: Iterable[RunRecord]) -> Prior:
             why = f"its re-check failed at {r.n:,} (max N {result.max_n:,})"
         elif result.first_failing_n is not None and r.n >= result.first_failing_n and probe_valid(r):
             why = f"its re-check was valid at {r.n:,}, past the first failing N {result.first_failing_n:,}"
-    return Prior(result, result.first_failing_n, bool(why), why)
+    return Prior(result, bool(why), why)

@@ -3,7 +3,7 @@ predicted sleep proved too short."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -93,22 +93,20 @@ def probe_valid(record: RunRecord) -> bool:
 Stored = dict[tuple[str, int, int], list[RunRecord]]
 
 
-def stored_probes(out: ResultsDir, workload: str = SLEEP) -> Stored:
+def stored_probes(records: Iterable[RunRecord], workload: str = SLEEP) -> Stored:
     """(variant, budget, N) -> the stored probes of one workload in the order they ran: what
     --resume replays instead of running (a search may run an N twice: a retry with a longer sleep,
     a confirmation)."""
     found: Stored = {}
-    for row in out.existing_rows():
-        r = RunRecord.from_json(row)
+    for r in records:
         if r.kind == "capacity-probe" and r.memory_cap is not None and r.workload == workload:
             found.setdefault((r.variant, r.memory_cap, r.n), []).append(r)
     return found
 
 
-def stored_checks(out: ResultsDir, workload: str = SLEEP) -> list[RunRecord]:
+def stored_checks(records: Iterable[RunRecord], workload: str = SLEEP) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
-    records = (RunRecord.from_json(row) for row in out.existing_rows())
     return [r for r in records if r.kind == "capacity-check" and r.workload == workload]
 
 

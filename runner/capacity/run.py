@@ -221,8 +221,8 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     """Every (variant, budget) not finished yet; returns the results of this call."""
     fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
-    stored = stored_probes(opts.out, opts.workload)
-    checks = stored_checks(opts.out, opts.workload)
+    records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]  # read once
+    stored, checks = stored_probes(records, opts.workload), stored_checks(records, opts.workload)
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")

@@ -195,11 +195,11 @@ def test_scaled_from_a_smaller_budget_the_start_fills_what_its_answer_used(tmp_p
 def test_a_stored_answer_is_the_start_its_failing_n_the_hint_and_its_noise_kept(tmp_path):
     prober = _prober(tmp_path)
     stored = CapacityResult("fake", 256 * MIB, 200_000, 204_000, finished_at="2026-11-23T17:00:00")
-    start = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 204_000, False))
+    start = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, False))
     assert (start.n, start.hint, start.noisy) == (200_000, 204_000, False)
     assert "200,000 fit the search stored" in start.how and "204,000 failed" in start.how
     why = "its re-check failed at 200,000 (max N 200,000)"
-    noisy = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 204_000, True, why))
+    noisy = _start(prober.variant, 256 * MIB, prober, None, Prior(stored, True, why))
     assert noisy.noisy and noisy.how.endswith("searched as noisy: " + why)
 
 
@@ -211,4 +211,4 @@ def test_a_stored_answer_of_os_threads_is_not_cut_to_the_guessed_kernel_cost_per
     prober.variant = dataclasses.replace(prober.variant, per_task={"threads": 1})
     assert _start(prober.variant, 256 * MIB, prober, None).n == 256 * MIB // (36 * 1024)
     stored = CapacityResult("fake", 256 * MIB, 7_433, 7_582, finished_at="2026-11-23T17:00:00")
-    assert _start(prober.variant, 256 * MIB, prober, None, Prior(stored, 7_582, False)).n == 7_433
+    assert _start(prober.variant, 256 * MIB, prober, None, Prior(stored, False)).n == 7_433
