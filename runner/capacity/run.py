@@ -72,7 +72,7 @@ def _start(
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
-    known = before is not None and before.result.max_n > 0 and before.hint is not None
+    known = before is not None and before.result.max_n > 0  # (without a hint: none failed below the ceiling)
     if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
         for n in CALIBRATION_N:
             prober(n)
@@ -107,9 +107,11 @@ def _start(
         # No more tasks start than the kernel limits allow their threads and mappings (as
         # raised, with --raise-limits; Crystal's fiber stacks are mappings), or a connection's
         # descriptors (RLIMIT_NOFILE's hard limit, fs.nr_open): start just below.
-        start = min(start, max(1, int(KERNEL_LIMIT_MARGIN * allowed[0])))
         # memory may say there is room beyond it: the search probes no further than just past
         ceiling = min(MAX_N, math.ceil(allowed[0] / KERNEL_LIMIT_MARGIN))
+        # a stored answer between the two was valid there (the ceiling itself, when nothing failed)
+        below_limit = max(1, int(KERNEL_LIMIT_MARGIN * allowed[0]))
+        start = min(start, ceiling) if known else min(start, below_limit)
         return Start(start, how, baseline, ceiling, fills, hint, noisy)
     return Start(start, how, baseline, fills=fills, hint=hint, noisy=noisy)
 

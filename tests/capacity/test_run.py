@@ -212,3 +212,23 @@ def test_a_stored_answer_of_os_threads_is_not_cut_to_the_guessed_kernel_cost_per
     assert _start(prober.variant, 256 * MIB, prober, None).n == 256 * MIB // (36 * 1024)
     stored = CapacityResult("fake", 256 * MIB, 7_433, 7_582, finished_at="2026-11-23T17:00:00")
     assert _start(prober.variant, 256 * MIB, prober, None, Prior(stored, False)).n == 7_433
+
+
+def test_a_stored_answer_at_the_kernel_limits_ceiling_is_the_start(tmp_path, monkeypatch):
+    """Python's threads at 1 GiB: 22,203 valid (just past where the mappings stop them, the
+    ceiling) and nothing failed. The re-run starts there, not 2 % below the limit, and has no
+    failing N to probe next."""
+    import runner.capacity.run as capacity_run
+
+    monkeypatch.setattr(capacity_run, "max_n", lambda *args, **kw: (21_759, None))
+    prober = _prober(tmp_path)
+    prober.variant = dataclasses.replace(prober.variant, per_task={"threads": 1})
+    fresh = _start(prober.variant, 1024 * MIB, prober, None)
+    ceiling = math.ceil(21_759 / 0.98)
+    assert (fresh.n, fresh.ceiling) == (int(0.98 * 21_759), ceiling)
+    stored = CapacityResult("fake", 1024 * MIB, ceiling, None, finished_at="2026-11-23T17:00:00")
+    start = _start(prober.variant, 1024 * MIB, prober, None, Prior(stored, False))
+    assert (start.n, start.hint, start.ceiling) == (ceiling, None, ceiling)
+    assert f"{ceiling:,} fit the search stored" in start.how and "failed" not in start.how
+    beyond = dataclasses.replace(stored, max_n=30_000)  # the limit was raised further then
+    assert _start(prober.variant, 1024 * MIB, prober, None, Prior(beyond, False)).n == ceiling
