@@ -47,6 +47,19 @@ INTERVAL_OPTION = click.option(
 )
 
 
+def out_option(help_text: str, default: str = "results"):  # type: ignore[no-untyped-def]
+    """--out: where a command writes (results for the measuring ones, figures for the showing
+    ones); each command says what goes there."""
+    return click.option(
+        "--out",
+        "out_dir",
+        default=default,
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help=help_text,
+    )
+
+
 def timeout_option(help_text: str):  # type: ignore[no-untyped-def]
     return click.option("--timeout", type=FiniteFloat(min=0, min_open=True), default=None, help=help_text)
 

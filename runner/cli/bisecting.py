@@ -20,7 +20,7 @@ import click
 from runner.bisect import Outcome, Probe, another_change, built, search
 from runner.cli.app import InputError, err, machine, main, select_variants
 from runner.inputs import SleepSpec, parse_n
-from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, resolve_memory_cap, timeout_option
+from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, out_option, resolve_memory_cap, timeout_option
 from runner.results import METRICS, ResultsDir, ResultsError
 from runner.tasks import Variant
 from runner.tasks.versionspec import VersionSpec
@@ -49,14 +49,7 @@ from runner.units import KIB, MB
     "runtime's runs spread]; a verdict near the threshold gets more runs, up to 5.",
 )
 @click.option("--sleep", "sleep_text", default="10", show_default=True, help="As for sweep: seconds or auto.")
-@click.option(
-    "--out",
-    "out_dir",
-    default="results",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Results directory: every run is stored as a sweep row (VARIANT@VERSION).",
-)
+@out_option("Results directory: every run is stored as a sweep row (VARIANT@VERSION).")
 @click.option("--label", default=None, help="Stored in every run (default: the host name).")
 @timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
 @INTERVAL_OPTION

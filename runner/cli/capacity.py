@@ -17,7 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
-from runner.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, workload_option
+from runner.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.results import ResultsDir, ResultsError, load_records
 
 
@@ -29,14 +29,7 @@ from runner.results import ResultsDir, ResultsError, load_records
     help="Memory budgets, comma-separated: 256MiB,1GiB (sizes as for --memory-cap).",
 )
 @click.option("-r", "--variant", "variant_names", multiple=True, help="Variant (repeatable; default: all).")
-@click.option(
-    "--out",
-    "out_dir",
-    default="results",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Results directory: every probe run goes to OUT/runs.jsonl, each result to OUT/capacity.jsonl.",
-)
+@out_option("Results directory: every probe run goes to OUT/runs.jsonl, each result to OUT/capacity.jsonl.")
 @click.option(
     "--from",
     "history",

@@ -9,7 +9,7 @@ import click
 
 from runner.cli.app import InputError, err, main
 from runner.inputs import parse_n
-from runner.options import SHOWN_WORKLOAD_HELP, workload_option
+from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 
 
 @main.command(short_help="Tell how chosen runs went, from their timelines: text and a figure each.")
@@ -17,14 +17,7 @@ from runner.options import SHOWN_WORKLOAD_HELP, workload_option
 @click.option("-r", "--variant", "variants", multiple=True, help="Only this variant (repeatable).")
 @click.option("--n", "n_text", default=None, help="Only this N (e.g. 1e5).")
 @click.option("--run", "run_id", default=None, help="Exactly this run (its run_id in runs.jsonl).")
-@click.option(
-    "--out",
-    "out_dir",
-    default="inspect",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Directory for the figures (PNG and SVG, one per run).",
-)
+@out_option("Directory for the figures (PNG and SVG, one per run).", default="inspect")
 @workload_option(SHOWN_WORKLOAD_HELP + " --run finds its run whatever the workload.")
 def inspect(
     results: str,

@@ -26,6 +26,7 @@ from runner.options import (
     FUTEX_HASH_OPTION,
     INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
+    out_option,
     resolve_memory_cap,
     timeout_option,
     workload_option,
@@ -122,14 +123,7 @@ def measure(
     show_default=True,
     help="Runs per (variant, N); the report gives median and min-max.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    default="results",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Results directory; runs are appended to OUT/runs.jsonl as each one ends.",
-)
+@out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
 @click.option(
     "--label",

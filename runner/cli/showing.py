@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.options import SHOWN_WORKLOAD_HELP, workload_option
+from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 from runner.results import METRICS, ResultsError, TornRecordWarning
 
 
@@ -61,14 +61,7 @@ METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in MET
 
 @main.command(short_help="Draw figures from stored results.")
 @click.argument("results", nargs=-1, type=click.Path())
-@click.option(
-    "--out",
-    "out_dir",
-    default="plots",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Directory for the PNG and SVG figures.",
-)
+@out_option("Directory for the PNG and SVG figures.", default="plots")
 @click.option(
     "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
 )
