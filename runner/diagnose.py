@@ -32,7 +32,10 @@ PLATEAU_S = 1.0  # no new thread for this long (or a limit reached): creation st
 LATE_SHARE = 0.25  # the late rate is measured over this last share of the creating period
 WINDOWS = 10  # the creating period is cut into about this many windows to find the peak rate
 
-Kind = Literal["limit", "plateau", "slowdown"]
+STALL_S = 10.0  # threads alive this long after every sleep ended, none of them ending: a stall
+STALL_FALL = 0.01  # "none ending": the count fell by at most this share over that time
+
+Kind = Literal["limit", "plateau", "slowdown", "stall"]
 
 
 @dataclass(frozen=True)
@@ -183,11 +186,15 @@ def diagnose(
     First match wins: the thread count at a limit (closest first) when the program never said
     `ready`; creation stopped below every limit (a plateau); the creation rate collapsing while
     the program kept creating. ready_s: when `ready N` came (creation was over then); user_s,
-    sys_s: the run's CPU totals, used when the timeline has no CPU times.
+    sys_s: the run's CPU totals, used when the timeline has no CPU times. A run whose tasks were
+    all alive and whose threads then stopped ending (a stall) is told as that: how its threads
+    were created is not why it did not end.
     """
     points = live(timeline)
     if len(points) < 3:
         return None
+    if ready_s is not None and sleep_s and (stalled := _stall(points, ready_s + sleep_s)) is not None:
+        return _with_futex_hash(stalled, limits)
     base = points[0].threads
     start = creation_start(points)
     clean_end = start + sleep_s if sleep_s else math.inf  # until then, no task has ended
@@ -256,6 +263,41 @@ def diagnose_run(
         ready_s=result.ready_s,
         user_s=result.user_s,
         sys_s=result.sys_s,
+    )
+
+
+def _stall(points: Sequence[Sample], slept: float) -> Diagnosis | None:
+    """Threads that stopped ending once every task's sleep was over (`slept`: the `ready` time
+    plus the sleep, when the last task to start had slept its time): the count held within
+    STALL_FALL for STALL_S or more until the run was stopped. Python's threads near 20k under a
+    1 GiB cap did this at random: a thousand ended, then none for two minutes while the kernel
+    used both CPUs; the runs that did end, ended in seconds."""
+    after = [p for p in points if p.t >= slept]
+    if len(after) < 2 or after[-1].threads < MIN_RISE:
+        return None
+    last = after[-1]
+    held_from = last.t
+    for p in reversed(after):  # back to the first sample of the final flat stretch
+        if p.threads > last.threads * (1 + STALL_FALL):
+            break
+        held_from = p.t
+    held = last.t - held_from
+    if held < STALL_S:
+        return None
+    text = (
+        f"after every sleep was over, {short_count(last.threads)} threads stayed alive without "
+        f"ending for {held:.0f} s"
+    )
+    split = _cpu_split(points, held_from, last.t)
+    if split is not None:
+        text += f"; {split[0] * 100:.0f} % of CPU in the kernel, {split[1]:.1f} CPUs busy"
+    return Diagnosis(
+        "stall",
+        text,
+        last.threads,
+        held_from,
+        kernel_share=split[0] if split else None,
+        cpu_busy=split[1] if split else None,
     )
 
 

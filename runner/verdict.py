@@ -286,7 +286,8 @@ def _timed_out(run: _Run) -> Verdict | None:
         return None
     ready = f"`ready {r.ready_n}` after {r.ready_s:.1f} s" if r.ready_s is not None else "no `ready` line"
     reason = f"timeout after {r.wall_s:.0f} s: {run.threads:,} threads at most, {ready}"
-    reached = _limits_reached(run)
+    # every task alive (`ready N`): its threads were all created, so no thread limit stopped it
+    reached = _limits_reached(run) if r.ready_n != run.n else []
     if reached:
         reason += f"; threads were at {LABELS[reached[0][0]]} ({reached[0][1]})"
         return Verdict("failed", "timeout", reason, _thread_remedy(run, [k for k, _ in reached]))

@@ -99,6 +99,74 @@ def test_a_kernel_bound_slowdown_names_a_small_futex_hash(sys_per_s, named):
         assert d.cause is None and "futex" not in d.text
 
 
+PYTHON_THREADS = {"threads": 1, "maps": 3}
+
+
+def _stalling(until: float, stuck: int = 19_000) -> list[Sample]:
+    """Python's threads near 20k under 1 GiB (a stored probe, rounded): 20,000 threads in 12 s,
+    `ready` then, a 19 s sleep each, a thousand end in the 2 s after the last sleep is over, and
+    then none, until the run is stopped; the kernel takes most of the CPU all along."""
+
+    def threads(t: float) -> float:
+        if t <= 12:
+            return 10 + 20_000 * t / 12
+        if t <= 31:
+            return 20_010
+        return max(stuck, 20_010 - 500 * (t - 31))
+
+    return timeline(threads, until, step=0.25, user_per_s=0.1, sys_per_s=1.7)
+
+
+def test_threads_that_stop_ending_after_their_sleep_are_a_stall_not_a_limit():
+    """All 20,000 alive (`ready`), so no thread limit stopped them, though 20,010 threads of 3
+    mappings are 92 % of vm.max_map_count: the timeline says they stopped ending, and the
+    kernel's share, on a kernel with a 16-bucket futex hash, names it."""
+    limits = {**HERE, "futex_hash_buckets": 16}
+    d = diagnose(_stalling(90.0), n=20_000, sleep_s=19, per_task=PYTHON_THREADS, limits=limits, ready_s=12.0)
+    assert d is not None and (d.kind, d.threads, d.limit) == ("stall", 19_000, None)
+    assert abs(d.at_s - 33.0) <= 0.25 and d.kernel_share is not None and d.kernel_share > 0.9
+    assert d.text.startswith("after every sleep was over, 19k threads stayed alive without ending for 57 s")
+    assert d.cause == "futex-hash" and "futex hash of 16 buckets" in d.text
+    plain = diagnose(
+        _stalling(90.0), n=20_000, sleep_s=19, per_task=PYTHON_THREADS, limits=HERE, ready_s=12.0
+    )
+    assert plain is not None and plain.kind == "stall" and plain.cause is None and "futex" not in plain.text
+
+
+@pytest.mark.parametrize(
+    "until, stuck, why",
+    [
+        (40.0, 0, "every thread ended: a slow end, not a stall"),
+        (30.0, 19_000, "stopped before the sleeps were over: nothing had to end yet"),
+        (40.0, 19_000, "flat for 7 s only, under STALL_S"),
+    ],
+)
+def test_no_stall_without_threads_held_past_the_sleep(until, stuck, why):
+    d = diagnose(
+        _stalling(until, stuck), n=20_000, sleep_s=19, per_task=PYTHON_THREADS, limits=HERE, ready_s=12.0
+    )
+    assert d is None or d.kind != "stall", why
+
+
+def test_a_timeout_with_every_task_alive_names_no_thread_limit():
+    """The verdict of such a run: the timeout and the stall, not "threads were at
+    vm.max_map_count" with its remedy (the run that said so stalled at 20,138 threads, 92 % of
+    the mapping limit, and four runs at that N ended in 30-40 s with a larger futex hash)."""
+    r = replace(
+        failed(exit_code=None, signal="SIGKILL", timed_out=True, wall_s=90.0, threads_max=20_010),
+        ready_n=20_000,
+        ready_s=12.0,
+        timeline=_stalling(90.0),
+    )
+    v = verdict.classify(r, 20_000, 19, PYTHON_THREADS, {**HERE, "futex_hash_buckets": 16})
+    assert v.code == "timeout" and "max_map_count" not in v.reason + (v.remedy or "")
+    head = "timeout after 90 s: 20,010 threads at most, `ready 20000` after 12.0 s; after every sleep"
+    assert v.reason.startswith(head)
+    assert v.remedy is not None and v.remedy.startswith("--futex-hash ")
+    blocked = replace(r, ready_n=None, ready_s=None)  # still creating: the limit is the story
+    assert "vm.max_map_count" in verdict.classify(blocked, 20_000, 19, PYTHON_THREADS, HERE).reason
+
+
 def test_slowdown_from_an_old_timeline_uses_the_whole_runs_cpu():
     tl = [
         replace(s, user_s=None, sys_s=None)

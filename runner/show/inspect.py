@@ -105,7 +105,7 @@ def _events(case: Case) -> list[tuple[float, str]]:
         of = f" (N needs {wanted:,})" if wanted else ""
         first = points[0]
         out.append((first.t, f"first sample: {first.threads:,} thread(s) in {first.procs} process(es)"))
-        stopped = case.diagnosis is not None and case.diagnosis.kind != "slowdown"
+        stopped = case.diagnosis is not None and case.diagnosis.kind in ("limit", "plateau")
         if not stopped:
             out.append((peak.t, f"{peak.threads:,} threads alive, the most at any sample{of}"))
         end = r.wall_s if r is not None else points[-1].t

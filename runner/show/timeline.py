@@ -295,7 +295,12 @@ def timeline_figure(
         )
     if diagnosis is not None:
         axes[1].plot([diagnosis.at_s], [diagnosis.threads], "o", color=END, markersize=5)
-        what = {"limit": "stopped at a limit", "plateau": "creation stopped", "slowdown": "creation fell"}
+        what = {
+            "limit": "stopped at a limit",
+            "plateau": "creation stopped",
+            "slowdown": "creation fell",
+            "stall": "threads stopped ending",
+        }
         axes[1].annotate(
             what[diagnosis.kind],
             (diagnosis.at_s, diagnosis.threads),

@@ -168,3 +168,43 @@ def test_default_inspects_the_latest_sweeps_failures_with_the_cpu_split(tmp_path
     assert "end: timeout (killed)" in r.output and "good" not in r.output
     svg = (out / "java-threads-n1000000-bad.svg").read_text()
     assert "system (kernel)" in svg and "creation fell" in svg and "timeout (killed)" in svg
+
+
+def test_a_run_whose_threads_stopped_ending_is_told_and_drawn_as_a_stall(tmp_path):
+    """Python's threads that were all alive, then stopped ending after their sleep (crafted from a
+    stored capacity probe): the story keeps the peak, tells the stall with the kernel's share, and
+    the figure marks it."""
+    from dataclasses import replace
+
+    from tests.test_diagnose import _stalling
+
+    d = ResultsDir(tmp_path / "res")
+    d.check_writable()
+    tl = _stalling(90.0)
+    run = replace(
+        failed(
+            exit_code=None, signal="SIGKILL", timed_out=True, wall_s=90.0, threads_max=20_010, timeline=tl
+        ),
+        ready_n=20_000,
+        ready_s=12.0,
+    )
+    d.add_sweep({"sweep_id": "s1", "event": "start", "cpus": 2, "limits": {"pid_max": 32768}})
+    stuck = RunRecord(
+        variant="python-threads",
+        n=20_000,
+        verdict="failed",
+        code="timeout",
+        sweep_id="s1",
+        run_id="stuck",
+        sleep_s=19,
+        reason="timeout after 90 s",
+        result=run,
+    )
+    d.add_run(stuck, [s.row() for s in tl])
+    out = tmp_path / "figs"
+    r = CliRunner().invoke(main, ["inspect", str(d.path), "--run", "stuck", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "20,010 threads alive, the most at any sample" in r.output
+    assert "after every sleep was over, 19k threads stayed alive without ending for 57 s" in r.output
+    assert "% of CPU in the kernel" in r.output
+    assert "threads stopped ending" in (out / "python-threads-n20000-stuck.svg").read_text()
