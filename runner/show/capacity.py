@@ -227,7 +227,7 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
             ax.set_xscale("log")
             top = max([r["max_n"] for r in cells] + [r.get("flaky_up_to") or 0 for r in cells])
             top = max([top, *naive.values(), 10])
-            ax.set_xlim(1, top * 30)  # decades from one task; room on the right for the labels
+            ax.set_xlim(1, top * 300)  # decades from one task; room on the right for the labels
             ax.set_yticks(range(len(cells)), [r["variant"] for r in cells])
             ax.set_ylim(len(cells) - 0.5, -0.5)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
