@@ -47,7 +47,11 @@ def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     # cost: every probe's wall time; floor: the valid run at max N twice, the failing one above
     assert result["cost_s"] == pytest.approx(sum(r["wall_s"] for r in probes), abs=0.01)
     at_max = [r["wall_s"] for r in probes if r["n"] == result["max_n"] and r["verdict"] == "valid"]
-    failing = next(r["wall_s"] for r in probes if r["n"] == result["first_failing_n"])
+    # the first run at first_failing_n that failed: at the cap, the fake can pass there once first
+    # (the kernel reclaims its interpreter's file pages), and then the search is noisy
+    failing = next(
+        r["wall_s"] for r in probes if r["n"] == result["first_failing_n"] and r["verdict"] != "valid"
+    )
     assert result["floor_s"] == pytest.approx(2 * sum(at_max) / len(at_max) + failing, abs=0.01)
     assert "× floor" in p.stderr and "cost against the floor: 1 searches" in p.stderr
     base = next(r for r in probes if r["n"] == 1)["cgroup_peak"]
