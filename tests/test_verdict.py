@@ -205,6 +205,43 @@ def test_runtime_saying_out_of_memory():
     assert verdict.classify(r, 1_000_000, 10, {}, HERE).code == "out-of-memory"
 
 
+# dotnet run 2132174 8 under a 1 GiB cap: `ready`, then SIGABRT 13 s in (.NET 8) ...
+DOTNET_AGGREGATE = [
+    "Unhandled exception. System.AggregateException: One or more errors occurred. (Exception of type "
+    "'System.OutOfMemoryException' was thrown.)",
+    " ---> System.OutOfMemoryException: Exception of type 'System.OutOfMemoryException' was thrown.",
+    "   at System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1.GetStateMachineBox[TStateMachine]"
+    "(TStateMachine& stateMachine, Task`1& taskField)",
+    "   at Program.<Main>c__AnonStorey0.<Main>c__async6.MoveNext()",
+    "   --- End of inner exception stack trace ---",
+    "   at System.Threading.Tasks.Task.Wait()",
+    "   at Program.Main(String[] args)",
+]
+# ... and dotnet run 704808 under 256 MiB, while still queueing its tasks.
+DOTNET_SCHEDULER = [
+    "Unhandled exception. System.Threading.Tasks.TaskSchedulerException: An exception was thrown by a "
+    "TaskScheduler.",
+    " ---> System.OutOfMemoryException: Exception of type 'System.OutOfMemoryException' was thrown.",
+    "   at System.Collections.Concurrent.ConcurrentQueueSegment`1..ctor(Int32 boundedLength)",
+    "   at System.Threading.Tasks.Task.ScheduleAndStart(Boolean needsProtection)",
+    "   --- End of inner exception stack trace ---",
+    "   at Program.Main(String[] args)",
+]
+
+
+@pytest.mark.parametrize("stderr", [DOTNET_AGGREGATE, DOTNET_SCHEDULER])
+def test_dotnets_out_of_memory_exception_is_out_of_memory_through_its_manifest(stderr):
+    """The GC throws before the cgroup's limit is reached (peak 776 MiB of 1 GiB), so neither the
+    OOM killer nor a generic "out of memory" says so; only the manifest's pattern does."""
+    r = failed(exit_code=None, signal="SIGABRT", cgroup_peak=776 << 20, memory_cap=1 << 30)
+    r = replace(r, stderr_tail=stderr)
+    assert verdict.classify(r, 2_132_174, 8, {}, HERE).code == "signal"
+    for name in ("dotnet", "dotnet-delay"):
+        v = verdict.classify(r, 2_132_174, 8, {}, HERE, VARIANTS[name].failures)
+        assert (v.verdict, v.code) == ("failed", "out-of-memory"), v
+        assert v.reason.startswith("out of memory: killed by SIGABRT, peak 776 MiB of 1,024 MiB")
+
+
 def test_other_signal_names_it_and_the_message():
     r = failed(exit_code=None, signal="SIGSEGV", stderr_tail=["boom", "\tat frame"])
     v = verdict.classify(r, 10, 1, {}, HERE)
