@@ -205,7 +205,7 @@ def test_runtime_saying_out_of_memory():
     assert verdict.classify(r, 1_000_000, 10, {}, HERE).code == "out-of-memory"
 
 
-# dotnet run 2132174 8 under a 1 GiB cap: `ready`, then SIGABRT 13 s in (.NET 8) ...
+# dotnet run 2132174 8 under a 1 GiB cap: `ready`, then SIGABRT 13 s in (.NET 8; frames shortened) ...
 DOTNET_AGGREGATE = [
     "Unhandled exception. System.AggregateException: One or more errors occurred. (Exception of type "
     "'System.OutOfMemoryException' was thrown.)",
@@ -233,8 +233,9 @@ DOTNET_SCHEDULER = [
 def test_dotnets_out_of_memory_exception_is_out_of_memory_through_its_manifest(stderr):
     """The GC throws before the cgroup's limit is reached (peak 776 MiB of 1 GiB), so neither the
     OOM killer nor a generic "out of memory" says so; only the manifest's pattern does."""
-    r = failed(exit_code=None, signal="SIGABRT", cgroup_peak=776 << 20, memory_cap=1 << 30)
-    r = replace(r, stderr_tail=stderr)
+    r = failed(
+        exit_code=None, signal="SIGABRT", cgroup_peak=776 << 20, memory_cap=1 << 30, stderr_tail=stderr
+    )
     assert verdict.classify(r, 2_132_174, 8, {}, HERE).code == "signal"
     for name in ("dotnet", "dotnet-delay"):
         v = verdict.classify(r, 2_132_174, 8, {}, HERE, VARIANTS[name].failures)
