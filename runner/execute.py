@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import connections, fingerprint, hostinfo, tasks, verdict
+from runner import connections, fingerprint, hostinfo, overlap, tasks, verdict
 from runner.connections import judge, run
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
@@ -43,6 +43,10 @@ class Execution:
 
     def record(self, **identity: object) -> RunRecord:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind..."""
+        r = self.result
+        # connections: the client holds the N connections for the sleep from `ready` on
+        holds_after_ready = self.variant.workload == connections.CONNECTIONS
+        until = overlap.hold_window_end(holds_after_ready, r.ready_s, self.sleep)
         return RunRecord(
             run_id=uuid.uuid4().hex[:12],
             variant=self.variant.name,
@@ -62,6 +66,8 @@ class Execution:
             workload=self.variant.workload,
             buffer=self.buffer,
             client=self.client,
+            overlap_by_timing=self.judged.overlap_by_timing,
+            hold_ratio=overlap.hold_ratio(r.timeline, r.ready_s, until),
             **identity,  # type: ignore[arg-type]
         )
 

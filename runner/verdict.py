@@ -22,6 +22,7 @@ from runner.limits.hit import round_up
 from runner.limits.host import HEADROOM, LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
+from runner.overlap import timing_proves_overlap
 from runner.tasks.manifest import SLEEP, Failure
 from runner.tasks.template import TemplateError, expand
 from runner.units import MIB, size
@@ -43,6 +44,7 @@ CODES = {
     "no-ready": "exit 0 without a `ready N` line",
     "ready-mismatch": "`ready M` with M different from N",
     "spawn-outlasted-sleep": "the N tasks were never all alive at once",
+    "ended-before-sleep": "the run ended before its sleep could: its tasks did not wait",
 }
 
 # What the OS itself says when it refuses a thread, whatever the runtime: clone() -> EAGAIN (PIDs,
@@ -67,6 +69,9 @@ class Verdict:
     code: str  # short machine code, e.g. "thread-limit"
     reason: str  # one line
     remedy: str | None  # one line, or None
+    # A valid run: whether its own timing proves the N waits overlapped (wall < 2 x sleep,
+    # runner.overlap), or the figure rests on the program's `ready` proof alone (False).
+    overlap_by_timing: bool | None = None
 
     @property
     def valid(self) -> bool:
@@ -389,6 +394,21 @@ def _ready_mismatch(run: _Run) -> Verdict | None:
     )
 
 
+def _ended_before_sleep(run: _Run) -> Verdict | None:
+    """Exit 0 and `ready N`, but sooner than the sleep: no task can have slept it, so whatever
+    `ready` claimed, the tasks did not wait (a program that prints and exits at once)."""
+    r = run.result
+    if not run.sleep_s or r.wall_s >= run.sleep_s:
+        return None
+    return Verdict(
+        "invalid",
+        "ended-before-sleep",
+        f"the run ended after {r.wall_s:.2f} s, before its {run.sleep_s:g} s sleep could: "
+        "its tasks did not wait",
+        "each task must wait the whole sleep and the program exit only when all have (tasks/README.md)",
+    )
+
+
 def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
     spawn = run.result.ready_s
     if spawn is None or spawn <= run.sleep_s:
@@ -446,6 +466,7 @@ RULES: list[Callable[[_Run], Verdict | None]] = [
     _nonzero_exit,
     _no_ready,
     _ready_mismatch,
+    _ended_before_sleep,
     _spawn_outlasted_sleep,
 ]
 
@@ -474,7 +495,11 @@ def classify(
         if verdict is not None:
             return _with_timeline(run, verdict)
     return Verdict(
-        "valid", "ok", f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep", None
+        "valid",
+        "ok",
+        f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep",
+        None,
+        overlap_by_timing=timing_proves_overlap(result.wall_s, sleep_s),
     )
 
 

@@ -19,6 +19,13 @@ from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 @click.option("--run", "run_id", default=None, help="Exactly this run (its run_id in runs.jsonl).")
 @out_option("Directory for the figures (PNG and SVG, one per run).", default="inspect")
 @workload_option(SHOWN_WORKLOAD_HELP + " --run finds its run whatever the workload.")
+@click.option(
+    "--overlap",
+    is_flag=True,
+    help="Instead of stories: one line per valid run (of the sweeps' runs, after -r and --n) with what "
+    "proves from outside that its N waits overlapped: wall < 2 × sleep, and the hold ratio (RSS at "
+    "`ready` ÷ the highest RSS until the first wait could end; ≥ 0.95 when every task was waiting).",
+)
 def inspect(
     results: str,
     variants: tuple[str, ...],
@@ -26,6 +33,7 @@ def inspect(
     run_id: str | None,
     out_dir: str,
     workload: str,
+    overlap: bool,
 ) -> None:
     """Tell how runs went, from their stored timelines: a short text and a figure per run.
 
@@ -61,6 +69,9 @@ def inspect(
     if not run_id:  # the runs of one workload: a sweep of connections is not the latest sleep sweep
         loaded = [(d, r) for d, r in loaded if r.workload == workload]
         sweeps = {k: s for k, s in sweeps.items() if workloads.of(s) == workload}
+    if overlap:
+        _print_overlap(path, [r for _, r in loaded], variants, n)
+        return
     chosen = choose(loaded, variants, n, run_id)
     if not chosen:
         what = (
@@ -120,3 +131,28 @@ def inspect(
             from runner.show.connections import client_line
 
             click.echo(client_line(record.n, record.client))
+
+
+def _print_overlap(path: Path, records: list, variants: tuple[str, ...], n: int | None) -> None:
+    """`inspect --overlap`: the overlap evidence of every valid sweep run that matches."""
+    from runner.results import ResultsError
+    from runner.results.timelines import load_timelines
+    from runner.show.inspect import overlap_table
+
+    chosen = [
+        r
+        for r in records
+        if r.kind == "sweep"
+        and not r.superseded
+        and (not variants or r.variant in variants)
+        and (n is None or r.n == n)
+    ]
+    missing = [r.run_id for r in chosen if r.hold_ratio is None and r.run_id]
+    try:
+        timelines = load_timelines(path, missing) if missing else {}
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    lines = overlap_table(chosen, timelines)
+    if not lines:
+        raise InputError(f"no valid sweep runs matching in {path}")
+    click.echo("\n".join(lines))

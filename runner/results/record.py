@@ -82,6 +82,12 @@ class RunRecord:
     # installed build, and in rows written before versions could be chosen.
     chosen_version: dict[str, str] = field(default_factory=dict)
     version_of: str | None = None
+    # What proves the N waits overlapped, seen from outside (runner.overlap): a valid run's own
+    # timing (wall < 2 x sleep; False: the figure rests on the program's `ready` proof alone), and
+    # RSS at `ready` ÷ the highest RSS until the first wait could end (≈ 1 when `ready` came with
+    # every task waiting). None in rows stored before memrun recorded them.
+    overlap_by_timing: bool | None = None
+    hold_ratio: float | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -121,6 +127,8 @@ class RunRecord:
             "client": self.client,
             "chosen_version": self.chosen_version,
             "version_of": self.version_of,
+            "overlap_by_timing": self.overlap_by_timing,
+            "hold_ratio": self.hold_ratio,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -91,6 +91,18 @@ def cell_values(runs: pd.DataFrame, metric: str = "peak_rss") -> dict[tuple[str,
     }
 
 
+def _overlap(valid: pd.DataFrame) -> dict[str, Any]:
+    """A cell's evidence that its N waits overlapped (runner.overlap), over its valid runs: the
+    lowest hold ratio (RSS at `ready` ÷ the highest until the first wait could end), and whether
+    every run's own timing proves it. None where the runs predate these fields."""
+    ratios = valid["hold_ratio"].dropna() if "hold_ratio" in valid else pd.Series(dtype=float)
+    timing = valid["overlap_by_timing"].dropna() if "overlap_by_timing" in valid else pd.Series(dtype=bool)
+    return {
+        "hold_ratio": float(ratios.min()) if len(ratios) else None,
+        "overlap_by_timing": bool(timing.astype(bool).all()) if 0 < len(timing) == len(valid) else None,
+    }
+
+
 def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
     """One row per (variant, n): median, min and max of metric over valid repeats, the spread
     flag, median spawn time, and -- where no run was valid -- the verdict and reason instead.
@@ -118,6 +130,7 @@ def summarize(runs: pd.DataFrame, metric: str = "peak_rss") -> pd.DataFrame:
             "sleep_s": float(valid["sleep_s"].max()) if len(valid) else float(last.get("sleep_s", "nan")),
             "verdict": "valid" if len(values) else str(last["verdict"]),
             "reason": None if len(values) else _reason(last, len(valid), metric),
+            **_overlap(valid),
         }
         rec["spread"] = (rec["max"] - rec["min"]) / rec["median"] if rec["median"] else None
         rec["spread_flag"] = bool(rec["spread"] is not None and rec["spread"] > SPREAD_LIMIT)

@@ -17,9 +17,11 @@ from typing import Any
 
 from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
 from runner.limits import futex
+from runner.limits.connections import CONNECTIONS
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.measure.result import Sample
+from runner.overlap import HELD, hold_ratio, hold_window_end, timing_proves_overlap
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.timeline import end_label
@@ -144,6 +146,37 @@ def _turnover(case: Case) -> str | None:
     )
 
 
+def _overlap_lines(case: Case) -> list[str]:
+    """What proves from outside that the N waits overlapped (runner.overlap): the run's timing, and
+    whether memory held still from `ready` until the first wait could end. Read from the timeline,
+    so rows stored before memrun recorded the ratio get it too."""
+    record, r = case.record, case.record.result
+    if r is None or r.ready_s is None or not record.sleep_s:
+        return []
+    sleep = record.sleep_s
+    lines = []
+    if timing_proves_overlap(r.wall_s, sleep):
+        lines.append(
+            f"  overlap   wall {r.wall_s:.1f} s < 2 × {sleep:g} s sleep: every wait overlapped (timing)"
+        )
+    elif record.verdict == "valid":
+        lines.append(
+            f"  overlap   wall {r.wall_s:.1f} s ≥ 2 × {sleep:g} s sleep: valid on its program's "
+            "`ready` proof only (tasks/README.md), the run's timing does not prove it"
+        )
+    until = hold_window_end(record.workload == CONNECTIONS, r.ready_s, sleep)
+    ratio = hold_ratio(case.timeline, r.ready_s, until)
+    if ratio is not None and until is not None:
+        window = [s for s in case.timeline if r.ready_s <= s.t <= until and s.procs > 0]
+        top = max(s.rss for s in window)
+        held = "memory held still" if ratio >= HELD else "memory still grew after `ready`"
+        lines.append(
+            f"  hold      RSS {mb(window[0].rss)} at `ready`, highest {mb(top)} until {until:.1f} s "
+            f"(the first wait's end): ratio {ratio:.2f}, {held}"
+        )
+    return lines
+
+
 def story(case: Case) -> str:
     """The run's story: what it was, its events in time order, memory, CPU, cause and remedy."""
     record, r = case.record, case.record.result
@@ -162,6 +195,7 @@ def story(case: Case) -> str:
     turnover = _turnover(case)
     if turnover:
         lines.append(f"  tasks     {turnover}")
+    lines += _overlap_lines(case)
     cgroup = f", cgroup peak {mb(r.cgroup_peak)} (kernel memory included)" if r.cgroup_peak else ""
     lines.append(f"  memory    peak RSS {mb(r.peak_rss)}{cgroup}")
     if r.user_s is not None and r.sys_s is not None:
@@ -208,3 +242,29 @@ def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
         workload = "" if last.workload == "sleep" else f" --workload {last.workload}"
         lines.append(f"    memrun inspect {results} -r {variant} --n {n}{workload}")
     return lines
+
+
+def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample]]) -> list[str]:
+    """`memrun inspect --overlap`: per variant and N, what proves from outside that each valid run's
+    N waits overlapped: its timing (wall < 2 x sleep) and the hold ratio (RSS at `ready` ÷ the
+    highest RSS until the first wait could end; ≥ 0.95 when `ready` came with every task waiting).
+    The ratio stored with the run, else computed from its timeline (rows stored before it was)."""
+    rows = []
+    for record in sorted(records, key=lambda r: (r.variant, r.n, r.repeat)):
+        r = record.result
+        if record.verdict != "valid" or r is None or r.ready_s is None or not record.sleep_s:
+            continue
+        ratio = record.hold_ratio
+        if ratio is None:
+            until = hold_window_end(record.workload == CONNECTIONS, r.ready_s, record.sleep_s)
+            ratio = hold_ratio(timelines.get(str(record.run_id), []), r.ready_s, until)
+        timing = timing_proves_overlap(r.wall_s, record.sleep_s)
+        held = "—" if ratio is None else f"{ratio:.2f}" + ("" if ratio >= HELD else " (grew)")
+        rows.append(
+            f"{record.variant:<20} {record.n:>10,} {r.ready_s:>8.2f} {r.wall_s:>8.1f} {record.sleep_s:>6g} "
+            f"{'wall < 2×sleep' if timing else 'ready only':<15} {held}"
+        )
+    if not rows:
+        return []
+    head = f"{'variant':<20} {'N':>10} {'ready s':>8} {'wall s':>8} {'sleep':>6} {'overlap proof':<15} hold"
+    return [head, *rows]

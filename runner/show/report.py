@@ -8,6 +8,7 @@ The words it shares with the figures (N labels, units, captions) come from runne
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pandas as pd
@@ -69,11 +70,18 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
                 "per_task_kib": None if per_task is None else per_task / KIB,
                 "spawn_s": num(r.get("spawn_s")),
                 "sleep_s": num(r.get("sleep_s")),
+                "hold_ratio": num(r.get("hold_ratio")),
+                "overlap_by_timing": _flag(r.get("overlap_by_timing")),
                 "workload": workload,
                 **extra.get((r["variant"], int(r["n"])), {}),
             }
         )
     return out
+
+
+def _flag(value: Any) -> bool | None:
+    """A yes/no summary column as JSON has it: pandas gives numpy booleans, or NaN for none."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else bool(value)
 
 
 def _connection_extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:

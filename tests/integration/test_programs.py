@@ -6,10 +6,11 @@ Under CI=true a variant whose toolchain is missing fails here instead of skippin
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
-from runner import tasks
+from runner import overlap, tasks
 from runner.measure import MIB, measure
 from tests.conftest import require
 
@@ -113,3 +114,56 @@ def test_bad_arguments_exit_2(name, built):
     r = measure(bad, env={**os.environ, **env}, timeout=60, cwd=VARIANTS[name].folder.dir)
     assert r.exit_code == 2, (r.outcome(), r.stderr_tail)
     assert r.ready_n is None
+
+
+# `ready N` must mean every task is in its wait (tasks/README.md, "What `ready N` proves"). Checked
+# from outside at N = 2,000 with a 3 s sleep: OS threads by their state at `ready`, every other
+# variant by the memory it holds from `ready` until the first wait could end.
+PROOF_N, PROOF_SLEEP = 2000, 3.0
+THREAD_VARIANTS = ["c-pthreads", "rust-threads", "java-threads", "dotnet-threads", "python-threads"]
+RUNNABLE_AT_MOST = 0.01
+
+
+def _thread_states(pid: int) -> dict[str, int]:
+    """How many of the process's threads are in each scheduler state (R, S, D...)."""
+    counts: dict[str, int] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        counts[state] = counts.get(state, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("name", THREAD_VARIANTS)
+def test_ready_comes_with_every_thread_asleep(name, built):
+    require(name not in built, f"{name}: {built.get(name)}")
+    argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, PROOF_SLEEP)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, env={**os.environ, **env}, cwd=VARIANTS[name].folder.dir
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode().strip()
+        states = _thread_states(proc.pid)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert line == f"ready {PROOF_N}"
+    total = sum(states.values())
+    assert total >= PROOF_N, states  # the threads exist: a program with fewer proves nothing here
+    assert states.get("R", 0) <= RUNNABLE_AT_MOST * total, states
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED - set(THREAD_VARIANTS)))
+def test_memory_holds_still_from_ready(name, built):
+    require(name not in built, f"{name}: {built.get(name)}")
+    argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, PROOF_SLEEP)
+    r = measure(argv, env={**os.environ, **env}, timeout=120, cwd=VARIANTS[name].folder.dir, interval=0.02)
+    assert r.exit_code == 0 and r.ready_n == PROOF_N, (r.outcome(), r.stderr_tail)
+    ratio = overlap.hold_ratio(r.timeline, r.ready_s, PROOF_SLEEP)
+    assert ratio is not None, "no sample between `ready` and the sleep's end"
+    assert ratio >= overlap.HELD, f"RSS at `ready` is {ratio:.2f} of what the tasks reached later"
