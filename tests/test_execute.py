@@ -37,6 +37,8 @@ def test_the_run_records_the_kernel_part_and_the_client_apart(fake, machine):  #
     assert ex.judged.valid and ex.buffer == 1024 and ex.record().workload == "connections"
     assert r.socket_accounting is True
     assert r.cgroup_breakdown.get("kernel", 0) > 2000 * KIB, "sockets, files, inodes: about 4 KiB each"
+    # read while the 2,000 connections were held, not as the client closed them
+    assert r.cgroup_breakdown_held.get("kernel", 0) >= r.cgroup_breakdown["kernel"] > 0
     client = ex.client
     assert client["cgroup_peak"] > 2000 * 2 * KIB, "the client's sockets are charged to its own cgroup"
     assert client["user_s"] is not None and client["sys_s"] is not None

@@ -25,6 +25,11 @@ class Hold:
         self.held_s: float | None = None  # seconds from `ready N` to that moment
         self._report: ClientReport | None = None
 
+    @property
+    def holding(self) -> bool:
+        """Until the client is told to close: every connection it opened is still held."""
+        return self.closed_at is None
+
     def begin(self) -> None:
         self.client.start()
 

@@ -102,7 +102,11 @@ def _kill_everything(
 class Companion(Protocol):
     """A process that runs beside the measured program, outside its cgroup, and may end the run
     (the connections workload's load client). measure() calls begin() once the program is
-    forked, step() after every sample, and end() before anything of the run is killed."""
+    forked, step() after every sample, and end() before anything of the run is killed.
+    `holding` is true until the companion starts to undo what it did (the client's close): the
+    cgroup's breakdown while held is read from the samples taken before then."""
+
+    holding: bool
 
     def begin(self) -> None: ...
 
@@ -223,6 +227,8 @@ def measure(
     procs_max = 0
     cg_best = -1
     cg_breakdown: dict[str, int] = {}
+    held_best = -1
+    cg_held: dict[str, int] = {}
     timed_out = False
     stopped: str | None = None
     deadline: float | None = None
@@ -230,7 +236,7 @@ def measure(
     interrupted = False
 
     def sample(t0: float) -> None:
-        nonlocal sampled_peak, pte_peak, threads_max, procs_max, cg_best, cg_breakdown
+        nonlocal sampled_peak, pte_peak, threads_max, procs_max, cg_best, cg_breakdown, held_best, cg_held
         pids = cg.pids() if cg else [report.pid, *procfs.descendants(report.pid)]
         rss = threads = pte = procs = 0
         user = system = 0.0
@@ -250,6 +256,14 @@ def measure(
         if usage is not None and usage > cg_best:
             cg_best = usage
             cg_breakdown = cg.breakdown()
+        if cg and companion and "t" in ready and companion.holding:
+            # The highest total may come as the companion undoes its work (a server whose user
+            # memory grows while its sockets are freed at the close): the kernel part then is
+            # read half-emptied. Keep the breakdown of the highest kernel part while held too.
+            held = cg.breakdown()
+            kernel = held.get("kernel", 0) + held.get("sock", 0)
+            if kernel > held_best:
+                held_best, cg_held = kernel, held
         if procs:
             sampled_peak = max(sampled_peak or 0, rss)
             pte_peak = max(pte_peak or 0, pte)
@@ -383,6 +397,7 @@ def measure(
         cgroup_peak_source=cg_source,
         cgroup_oom_kills=cg_oom,
         cgroup_breakdown=cg_breakdown,
+        cgroup_breakdown_held=cg_held,
         cgroup_reason=cg_reason,
         memory_cap=cap,
         socket_accounting=sockets,

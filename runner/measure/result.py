@@ -74,6 +74,10 @@ class RunResult:
     cgroup_peak_source: str | None = None
     cgroup_oom_kills: int | None = None  # processes killed by the OOM killer inside the cgroup
     cgroup_breakdown: dict[str, int] = field(default_factory=dict)  # at the highest sample
+    # With a companion (connections): at the sample of the highest kernel part between `ready` and
+    # the companion's undoing (the client's close), when every connection was held. Empty for
+    # runs without one, and in rows stored before memrun read it.
+    cgroup_breakdown_held: dict[str, int] = field(default_factory=dict)
     cgroup_reason: str | None = None  # why cgroup figures are None
     memory_cap: int | None = None  # the run cgroup's memory limit in bytes (None: uncapped)
     # --- diagnosis ---

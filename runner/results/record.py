@@ -19,7 +19,8 @@ METRICS = {
     "peak_rss": "peak RSS of the process tree (kernel high-water mark, or sampled tree sum if larger)",
     "cgroup_peak": "peak of the run's memory cgroup (includes kernel memory and first-touched page cache)",
     "sampled_peak_rss": "highest sampled sum of RSS over the process tree",
-    "cgroup_kernel": "kernel memory of the run's cgroup at its peak (v1 kmem + kmem.tcp, v2 kernel + sock)",
+    "cgroup_kernel": "kernel memory of the run's cgroup at its peak, for connections while all were held "
+    "(v1 kmem + kmem.tcp, v2 kernel + sock)",
 }
 # What a record without a measurement (toolchain missing, build failed) stores for these, so that
 # every row has the columns a table reads.

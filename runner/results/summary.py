@@ -21,8 +21,8 @@ CLIENT_COLUMNS = {"client_peak": "cgroup_peak", "client_cpu_s": "cpu_s", "client
 
 
 def kernel_part(breakdown: Any) -> float | None:
-    """The kernel memory of a run's cgroup at its highest sample: v1 kmem (with kmem.tcp, the
-    socket buffers, when counted), v2 `kernel` and `sock` of memory.stat. None when not recorded."""
+    """The kernel memory in one breakdown of a run's cgroup: v1 kmem (with kmem.tcp, the socket
+    buffers, when counted), v2 `kernel` and `sock` of memory.stat. None when not recorded."""
     if not isinstance(breakdown, dict) or "kernel" not in breakdown:
         return None
     return float(breakdown["kernel"]) + float(breakdown.get("sock") or 0)
@@ -47,7 +47,11 @@ def load_runs(paths: Iterable[Path]) -> pd.DataFrame:
     runs = pd.DataFrame(rows)
     runs["workload"] = workloads.column(runs)
     breakdowns = runs["cgroup_breakdown"] if "cgroup_breakdown" in runs else [None] * len(runs)
-    runs["cgroup_kernel"] = [kernel_part(b) for b in breakdowns]
+    held = runs["cgroup_breakdown_held"] if "cgroup_breakdown_held" in runs else [None] * len(runs)
+    # While the N connections were held, where recorded (at the highest total the client may be
+    # closing them, the sockets half freed); else at the cgroup's highest sample.
+    pairs = zip(breakdowns, held, strict=True)
+    runs["cgroup_kernel"] = [kernel_part(h if isinstance(h, dict) and h else b) for b, h in pairs]
     clients = runs["client"] if "client" in runs else [None] * len(runs)
     for column, key in CLIENT_COLUMNS.items():
         runs[column] = [_client(c, key) for c in clients]

@@ -33,6 +33,7 @@ NEWER_MEASURED = {
     "cgroup_peak_source": None,
     "stopped_reason": None,
     "socket_accounting": None,
+    "cgroup_breakdown_held": {},
 }  # in rows of runs that were measured
 
 

@@ -67,3 +67,20 @@ def test_kernel_part_and_client_columns(tmp_path):
 def test_what_n_counts_is_named_for_the_words_around_a_figure():
     assert workloads.noun("sleep") == "tasks" and workloads.noun("connections") == "connections"
     assert workloads.noun(workloads.of({})) == "tasks"  # a row from before workloads
+
+
+def test_the_kernel_part_is_read_while_held_where_recorded(tmp_path):
+    # Deno at 10k: the cgroup's highest total came as the client closed the connections, with
+    # 21.0 MB of kernel memory left, against 40.5 MB while all were held.
+    d = write_results(
+        tmp_path / "c",
+        "box",
+        {("deno", 1): [44.0], ("deno", 10_000): [128.5]},
+        workload="connections",
+        kernel={("deno", 1): 0.9, ("deno", 10_000): 21.0},
+    )
+    rows = [json.loads(line) for line in (d / "runs.jsonl").read_text().splitlines()]
+    rows[1]["cgroup_breakdown_held"] = {"kernel": 40_500_000, "sock": 0}
+    (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runs = load_runs([d])
+    assert list(runs["cgroup_kernel"]) == [0.9e6, 40.5e6]
