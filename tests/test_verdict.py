@@ -389,6 +389,40 @@ def test_message_line_skips_frame_addresses():
     assert verdict.message_line(tail) == "Invalid memory access (signal 11) at address 0x40000"
 
 
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # crystal-task 1000000 10, the reference sweep (exit 11): fibers used up vm.max_map_count,
+        # then the GC could not map the scheduler's queue and Crystal wrote through the NULL
+        [
+            "Invalid memory access (signal 11) at address 0x40000",
+            "[0x55ab536916c6] ?? +94194 in x",
+            "[0x0] ???",
+        ],
+        # crystal-task 100000 10 (exit 1): mmap refused a fiber stack
+        [
+            "Unhandled exception: Cannot allocate new fiber stack: Cannot allocate memory (RuntimeError)",
+            "  from /usr/lib/crystal/lib/crystal/system/unix/fiber.cr:11:5 in 'checkout'",
+        ],
+    ],
+)
+def test_crystal_at_the_map_count_is_named_either_way_it_dies(tail):
+    variant = VARIANTS["crystal"]
+    code = 11 if "signal 11" in tail[0] else 1
+    r = failed(exit_code=code, stderr_tail=tail, threads_max=1)
+    v = verdict.classify(r, 100_000, 10, variant.per_task, HERE, failures=variant.failures)
+    assert (v.verdict, v.code) == ("failed", "fiber-stack-limit"), v
+    assert "vm.max_map_count" in v.reason
+    assert v.remedy is not None and v.remedy.startswith("sysctl -w vm.max_map_count=265536")
+
+
+def test_a_crystal_crash_elsewhere_is_not_blamed_on_the_map_count():
+    variant = VARIANTS["crystal"]
+    r = failed(exit_code=11, stderr_tail=["Invalid memory access (signal 11) at address 0x400000"])
+    v = verdict.classify(r, 1000, 10, variant.per_task, HERE, failures=variant.failures)
+    assert v.code == "exit", v
+
+
 # ---------------------------------------------------------------- classify: file descriptors
 
 # What runtimes print when accept() fails with EMFILE: Python and the JVM use the OS's strerror,

@@ -29,6 +29,12 @@ n.times do
     done.send(nil)
   end
 end
+# The default scheduler is one thread and resumes runnable fibers in spawn order (FIFO), before it
+# polls the event loop: when this fiber, spawned last, runs, each fiber above has run up to its
+# `sleep`, so all N are waiting.
+started = Channel(Nil).new
+spawn { started.send(nil) }
+started.receive
 STDOUT.puts "ready #{n}"
 STDOUT.flush
 n.times { done.receive }
