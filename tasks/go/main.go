@@ -7,8 +7,13 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// waiting counts the goroutines that have reached their time.Sleep. A package variable, so the
+// closure captures nothing more; atomic.AddInt64 rather than atomic.Int64 so Go 1.18 still builds.
+var waiting int64
 
 func usage(msg string) {
 	fmt.Fprintf(os.Stderr, "%s\nusage: go-task N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)\n", msg)
@@ -37,8 +42,13 @@ func main() {
 	for i := 0; i < n; i++ {
 		go func() {
 			defer wg.Done()
+			atomic.AddInt64(&waiting, 1)
 			time.Sleep(d)
 		}()
+	}
+	// `ready` once every goroutine has run up to its sleep, not merely been created.
+	for atomic.LoadInt64(&waiting) < int64(n) {
+		time.Sleep(time.Millisecond)
 	}
 	fmt.Println("ready", n)
 	wg.Wait()

@@ -6,6 +6,7 @@ import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.Monad (forM_, replicateM)
 import Data.Char (isDigit)
+import GHC.Conc (BlockReason (BlockedOnMVar), ThreadId, ThreadStatus (..), threadStatus)
 import System.Environment (getArgs)
 import System.Exit (exitWith, ExitCode (ExitFailure))
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
@@ -39,11 +40,25 @@ main = do
     [a] -> (,) <$> parseN a <*> pure 10000000
     [a, b] -> (,) <$> parseN a <*> parseSleep b
     _ -> usage "wrong number of arguments"
-  -- The list of MVars holds the N handles: one cons cell and one MVar per task, built once.
+  -- The list holds the N handles: one cons cell, one pair, one ThreadId and one MVar per task,
+  -- built once.
   done <- replicateM n $ do
     mv <- newEmptyMVar
-    _ <- forkIO (threadDelay micros >> putMVar mv ())
-    pure mv
+    t <- forkIO (threadDelay micros >> putMVar mv ())
+    pure (t, mv)
+  forM_ done (awaitWaiting . fst)
   putStrLn ("ready " ++ show n)
   hFlush stdout
-  forM_ done takeMVar
+  forM_ done (takeMVar . snd)
+
+-- `ready` once every thread is blocked in threadDelay's takeMVar, i.e. its timeout is registered;
+-- no other MVar is taken before that. A counter bumped just before threadDelay is not enough: the
+-- registration (an atomicModifyIORef' on the timer manager's one queue) is itself contended, and at
+-- 100k threads half of them were still BlockedOnBlackHole there when such a counter reached N.
+awaitWaiting :: ThreadId -> IO ()
+awaitWaiting t = do
+  s <- threadStatus t
+  case s of
+    ThreadBlocked BlockedOnMVar -> pure ()
+    ThreadFinished -> pure ()  -- a sleep of 0, or one already over
+    _ -> threadDelay 1000 >> awaitWaiting t

@@ -5,18 +5,25 @@ defmodule Main do
 
   def main(argv \\ System.argv()) do
     {mode, n, ms} = parse_args(argv)
-    run(mode, n, ms)
+
+    # Counts the processes that have reached their sleep. Read from :persistent_term, which costs a
+    # process no copy on its heap, so each fn captures nothing more than ms.
+    waiting = :counters.new(1, [:write_concurrency])
+    :persistent_term.put({__MODULE__, :waiting}, waiting)
+    run(mode, n, ms, waiting)
     System.halt(0)
   end
 
-  defp run("task", n, ms) do
-    tasks = for _ <- 1..n//1, do: Task.async(fn -> :timer.sleep(ms) end)
+  defp run("task", n, ms, waiting) do
+    tasks = for _ <- 1..n//1, do: Task.async(fn -> sleep(ms) end)
+    await_waiting(waiting, n)
     IO.puts("ready #{n}")
     Task.await_many(tasks, :infinity)
   end
 
-  defp run("spawn", n, ms) do
-    procs = for _ <- 1..n//1, do: spawn_monitor(fn -> :timer.sleep(ms) end)
+  defp run("spawn", n, ms, waiting) do
+    procs = for _ <- 1..n//1, do: spawn_monitor(fn -> sleep(ms) end)
+    await_waiting(waiting, n)
     IO.puts("ready #{n}")
     # One :DOWN per handle, taken in the order they arrive: the processes end in whatever order
     # their timers fire across schedulers, and matching each ref in turn would rescan a long mailbox.
@@ -25,6 +32,20 @@ defmodule Main do
         {:DOWN, _ref, :process, _pid, _reason} -> :ok
       end
     end)
+  end
+
+  # A task's body: counted as waiting, then :timer.sleep(ms) (a tail call: no frame stays behind).
+  defp sleep(ms) do
+    :counters.add(:persistent_term.get({__MODULE__, :waiting}), 1, 1)
+    :timer.sleep(ms)
+  end
+
+  # `ready` once every process has run up to its sleep, not merely been spawned.
+  defp await_waiting(waiting, n) do
+    if :counters.get(waiting, 1) < n do
+      Process.sleep(1)
+      await_waiting(waiting, n)
+    end
   end
 
   defp parse_args([mode, n]), do: parse_args([mode, n, "10"])

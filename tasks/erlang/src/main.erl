@@ -3,13 +3,20 @@
 -module(main).
 -export([start/0]).
 
+-define(WAITING, {?MODULE, waiting}).
+
 -define(USAGE, "usage: erl -noshell -pa DIR -s main -extra N [SLEEP_SECONDS]  "
                "(N >= 0; sleep default 10, may be fractional)").
 
 %% Called by `erl -s main`; the arguments are the plain ones after -extra.
 start() ->
     {N, Ms} = parse_args(init:get_plain_arguments()),
+    %% Counts the processes that have reached their `receive after`. Read from persistent_term,
+    %% which costs a process no copy on its heap, so the fun captures nothing more than Ms.
+    Waiting = counters:new(1, [write_concurrency]),
+    persistent_term:put(?WAITING, Waiting),
     Procs = spawn_all(N, Ms, []),
+    await_waiting(Waiting, N),
     io:format("ready ~b~n", [N]),
     await_all(Procs),
     erlang:halt(0).
@@ -19,7 +26,18 @@ start() ->
 spawn_all(0, _Ms, Acc) ->
     lists:reverse(Acc);
 spawn_all(N, Ms, Acc) ->
-    spawn_all(N - 1, Ms, [spawn_monitor(fun() -> receive after Ms -> ok end end) | Acc]).
+    Proc = spawn_monitor(fun() ->
+                             counters:add(persistent_term:get(?WAITING), 1, 1),
+                             receive after Ms -> ok end
+                         end),
+    spawn_all(N - 1, Ms, [Proc | Acc]).
+
+%% `ready` once every process has run up to its sleep, not merely been spawned.
+await_waiting(Waiting, N) ->
+    case counters:get(Waiting, 1) of
+        N -> ok;
+        _ -> receive after 1 -> await_waiting(Waiting, N) end
+    end.
 
 %% One 'DOWN' per handle, taken in the order they arrive: the processes end in whatever order
 %% their timers fire across schedulers, and matching each Ref in turn would rescan a long mailbox.
