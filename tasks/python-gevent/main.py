@@ -17,6 +17,10 @@ def main(n: int, seconds: float) -> None:
     greenlets = [None] * n
     for i in range(n):
         greenlets[i] = gevent.spawn(gevent.sleep, seconds)
+    # One yield proves all N are waiting: spawn queues each greenlet's start as a hub callback and
+    # the hub runs its callbacks FIFO, so main's own wake-up, queued last by sleep(0), comes after
+    # every greenlet has run into gevent.sleep (its timer started, its stack slice saved).
+    gevent.sleep(0)
     print(f"ready {n}", flush=True)
     gevent.joinall(greenlets, raise_error=True)
 

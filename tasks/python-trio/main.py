@@ -18,6 +18,12 @@ async def main(n: int, seconds: float) -> None:
     async with trio.open_nursery() as nursery:
         for _ in range(n):
             nursery.start_soon(trio.sleep, seconds)
+        # trio's own state proves all N are waiting: a task is runnable until its first step blocks
+        # it in trio.sleep, so none runnable while main runs means all N are asleep. Not
+        # trio.testing.wait_all_tasks_blocked, the same test: importing trio.testing imports pytest
+        # where it is installed (memrun's venv), +10 MB.
+        while trio.lowlevel.current_statistics().tasks_runnable:
+            await trio.sleep(0.001)
         print(f"ready {n}", flush=True)
 
 

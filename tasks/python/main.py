@@ -16,8 +16,16 @@ async def main(n: int, seconds: float) -> None:
     tasks = [None] * n
     for i in range(n):
         tasks[i] = asyncio.create_task(asyncio.sleep(seconds))
+    # Gathered before `ready`: gather gives each task a done callback (and a copy of the context),
+    # part of what the N waiting tasks cost.
+    all_done = asyncio.gather(*tasks)
+    # One yield proves all N are waiting: the N tasks' first steps were queued before main's own
+    # resumption and the loop runs its ready callbacks FIFO, so each task has run into asyncio.sleep
+    # (its timer registered) by the time main resumes (BaseEventLoop._run_once, the same Python code
+    # under CPython and PyPy).
+    await asyncio.sleep(0)
     print(f"ready {n}", flush=True)
-    await asyncio.gather(*tasks)
+    await all_done
 
 
 def parse(args: list[str]) -> tuple[int, float]:

@@ -14,12 +14,28 @@ def usage(msg: str) -> None:
     sys.exit(2)
 
 
+# How many threads have reached time.sleep: one global under a lock, nothing per thread.
+sleeping = 0
+sleeping_lock = threading.Lock()
+
+
+def sleep(seconds: float) -> None:
+    global sleeping
+    with sleeping_lock:
+        sleeping += 1
+    time.sleep(seconds)
+
+
 def main(n: int, seconds: float) -> None:
     threads = [None] * n
     for i in range(n):
-        t = threading.Thread(target=time.sleep, args=(seconds,))
+        t = threading.Thread(target=sleep, args=(seconds,))
         t.start()
         threads[i] = t
+    # start() returns once the thread runs, not once it sleeps: wait until all N have counted
+    # themselves just before time.sleep (reading an int under the GIL needs no lock).
+    while sleeping < n:
+        time.sleep(0.001)
     print(f"ready {n}", flush=True)
     for t in threads:
         t.join()
