@@ -4,16 +4,21 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static struct timespec sleep_for;
+/* Threads that have reached their nanosleep: main prints `ready` once all N have, so `ready` means
+ * N threads sleeping at once. */
+static atomic_size_t sleeping;
 
 static void *sleeper(void *arg) {
     (void)arg;
     struct timespec left = sleep_for;
+    atomic_fetch_add_explicit(&sleeping, 1, memory_order_relaxed);
     while (nanosleep(&left, &left) != 0 && errno == EINTR) {
     }
     return NULL;
@@ -67,6 +72,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    const struct timespec one_ms = {0, 1000000};
+    while (atomic_load_explicit(&sleeping, memory_order_relaxed) < n) nanosleep(&one_ms, NULL);
     if (printf("ready %zu\n", n) < 0 || fflush(stdout) != 0) {
         perror("stdout");
         return 1;

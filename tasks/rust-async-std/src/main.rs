@@ -1,9 +1,14 @@
 //! Measures: N async-std tasks (async_std::task::spawn), each sleeping.
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use std::{env, process};
 
 use async_std::task;
+
+// Tasks that have reached their sleep: async-io registers a timer on its first poll, so `ready`
+// waits for all N to get there. A static, so no task holds more than its Duration.
+static SLEEPING: AtomicUsize = AtomicUsize::new(0);
 
 fn parse_args() -> Option<(usize, Duration)> {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -26,7 +31,13 @@ async fn main() {
     };
     let mut handles = Vec::with_capacity(n);
     for _ in 0..n {
-        handles.push(task::spawn(async move { task::sleep(sleep).await }));
+        handles.push(task::spawn(async move {
+            SLEEPING.fetch_add(1, Ordering::Relaxed);
+            task::sleep(sleep).await
+        }));
+    }
+    while SLEEPING.load(Ordering::Relaxed) < n {
+        task::sleep(Duration::from_millis(1)).await;
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready {n}")

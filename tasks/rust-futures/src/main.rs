@@ -1,6 +1,7 @@
 //! Measures: N tokio::time::sleep futures awaited together with futures::future::join_all:
 //! no tokio::spawn, so no task per sleep; all N are polled by the one task that runs main.
 use std::io::Write;
+use std::pin::pin;
 use std::time::Duration;
 use std::{env, process};
 
@@ -31,9 +32,14 @@ async fn main() {
     // which is the container of the N handles. The sleeps go to join_all as an iterator, as in the
     // 2024 follow-up: a Vec first would hold all N futures (112 bytes each) a second time while
     // join_all moves them into their nodes (1M: 306 MB peak instead of 190 MB, measured).
-    // Nothing runs until polled; the first polls register the timers (intrusively: no allocation),
-    // about 128 per poll because tokio's cooperative budget applies to Sleep.
+    // Nothing runs until polled: a Sleep registers its timer (intrusively: no allocation) on its
+    // first poll. So `ready` follows one poll of join_all, which polls each of the N once, in push
+    // order (FuturesUnordered stops early only for futures that wake themselves); tokio's
+    // cooperative budget refuses none of them, since a Sleep that stays Pending gives its unit back.
+    // No counter: each future would grow (an async block around the Sleep: 112 -> 120 bytes).
     let all = futures::future::join_all((0..n).map(|_| tokio::time::sleep(sleep)));
+    let mut all = pin!(all);
+    let _ = futures::poll!(all.as_mut());
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready {n}")
         .and_then(|_| out.flush())

@@ -1,7 +1,12 @@
 //! Measures: N smol tasks (smol::spawn on smol's global executor), each awaiting smol::Timer::after.
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use std::{env, process};
+
+// Tasks that have reached their timer: async-io registers it on its first poll, so `ready` waits
+// for all N to get there. A static, so no task holds more than its Duration.
+static SLEEPING: AtomicUsize = AtomicUsize::new(0);
 
 fn parse_args() -> Option<(usize, Duration)> {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -27,8 +32,12 @@ fn main() {
         let mut handles = Vec::with_capacity(n);
         for _ in 0..n {
             handles.push(smol::spawn(async move {
+                SLEEPING.fetch_add(1, Ordering::Relaxed);
                 smol::Timer::after(sleep).await;
             }));
+        }
+        while SLEEPING.load(Ordering::Relaxed) < n {
+            smol::Timer::after(Duration::from_millis(1)).await;
         }
         let mut out = std::io::stdout().lock();
         writeln!(out, "ready {n}")
