@@ -7,6 +7,9 @@ using System.Threading.Tasks;
 
 static class Program
 {
+    // Tasks (modes "run" and "threads") that have reached their sleep: static, so no task captures it.
+    static int s_waiting;
+
     static int Usage(string message)
     {
         Console.Error.WriteLine(message);
@@ -35,9 +38,10 @@ static class Program
             var threads = new Thread[n];
             for (int i = 0; i < n; i++)
             {
-                threads[i] = new Thread(() => Thread.Sleep(delay));
+                threads[i] = new Thread(() => { Interlocked.Increment(ref s_waiting); Thread.Sleep(delay); });
                 threads[i].Start();
             }
+            WaitUntilWaiting(n);  // Start() only makes a thread runnable
             Ready(n);
             foreach (Thread t in threads)
                 t.Join();
@@ -48,16 +52,25 @@ static class Program
         if (mode == "run")
         {
             for (int i = 0; i < n; i++)
-                tasks[i] = Task.Run(async () => await Task.Delay(delay));
+                tasks[i] = Task.Run(async () => { Interlocked.Increment(ref s_waiting); await Task.Delay(delay); });
+            // Task.Run only queues a work item: its Task.Delay exists once the pool has run it.
+            WaitUntilWaiting(n);
         }
         else
         {
+            // Task.Delay registers its timer before it returns: all N wait once the loop ends.
             for (int i = 0; i < n; i++)
                 tasks[i] = Task.Delay(delay);
         }
         Ready(n);
         Task.WhenAll(tasks).Wait();
         return 0;
+    }
+
+    static void WaitUntilWaiting(int n)
+    {
+        while (Volatile.Read(ref s_waiting) < n)
+            Thread.Sleep(1);
     }
 
     static void Ready(int n)

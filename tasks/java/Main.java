@@ -57,6 +57,15 @@ public class Main {
                 threads[i] = t;
             }
         }
+        // start() only makes a thread runnable: wait until each one is in its sleep (TIMED_WAITING;
+        // for a virtual thread that is its first park, which froze its stack into a heap chunk and
+        // scheduled its timer), or already past it (short sleeps), so `ready` means all N wait.
+        for (Thread t : threads) {
+            Thread.State s;
+            while ((s = t.getState()) != Thread.State.TIMED_WAITING && s != Thread.State.TERMINATED) {
+                Thread.sleep(1);
+            }
+        }
         System.out.println("ready " + n);
         System.out.flush();
         for (Thread t : threads) {

@@ -5,6 +5,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.yield
 import kotlin.system.exitProcess
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
@@ -33,8 +34,10 @@ fun main(args: Array<String>) {
         // "wait for all" explicit, like the other programs' handle arrays, at one reference per task.
         val jobs = ArrayList<Job>(n)
         repeat(n) { jobs.add(launch { delay(sleep) }) }
-        // launch only queues each coroutine on this single-threaded event loop: they all run up to
-        // their delay() once main suspends in joinAll (like Python's create_task before gather).
+        // launch only queues each coroutine on this single-threaded event loop, in order (FIFO):
+        // yield() queues main behind all N, so it resumes once each has run up to its delay()
+        // (its timer is in the loop's heap), as asyncio.sleep(0) does after create_task.
+        yield()
         println("ready $n")
         System.out.flush()
         jobs.joinAll()
