@@ -103,7 +103,7 @@ class RunCgroup:
         memory.kmem.tcp.limit_in_bytes has been written (-1: no limit, accounting only); until
         then the struct sock of an accepted connection, allocated in softirq context, is charged
         nowhere (measured on Linux 6.18: 1.5 KiB per accepted connection in kmem without, 3.8 KiB
-        with; README, "Memory per idle connection"). The setting dies with the cgroup. The kernel
+        with; docs/connections.md). The setting dies with the cgroup. The kernel
         logs once per boot that the file is deprecated. Returns whether sockets are accounted."""
         if self.version == "v2":
             return True

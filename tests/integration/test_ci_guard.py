@@ -1,6 +1,6 @@
-"""README "Guarding an upgrade in CI": its lines, run as a CI job would run them.
+"""docs/compare.md "Guarding an upgrade in CI": its lines, run as a CI job would run them.
 
-The GitHub Actions workflow itself cannot run here; its `memrun` lines are the README's, and
+The GitHub Actions workflow itself cannot run here; its `memrun` lines are the docs page's, and
 those run here: with the fake test program (fast: a candidate holding 8 MiB more fails the job, an
 unchanged one passes) and with the real go program (slow: an unchanged candidate passes).
 """
@@ -19,12 +19,12 @@ from runner import tasks
 from tests.conftest import require
 from tests.test_sweep import FIXTURE_TASKS, ROOT
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "compare.md"
 WORKFLOW = ROOT / ".github" / "workflows" / "memory.yml.example"
 
 
 def block(marker: str) -> list[str]:
-    """The lines of the fenced block right after `<!-- ci:marker -->` in the README."""
+    """The lines of the fenced block right after `<!-- ci:marker -->` in docs/compare.md."""
     text = README.read_text()
     start = text.index(f"<!-- ci:{marker} -->")
     body = text[text.index("```sh\n", start) + len("```sh\n") :]
