@@ -11,33 +11,10 @@ import pytest
 from runner import verdict
 from runner.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
 from runner.measure import Sample, measure
-from tests.conftest import probe
-from tests.limits.here import HERE, JAVA, RUST
-from tests.test_verdict import JAVA_FAILURES, failed
-
-
-def timeline(
-    threads_at, until: float, step: float = 0.05, user_per_s: float = 0.0, sys_per_s: float = 0.0
-) -> list[Sample]:
-    """Samples every `step` s of a program whose thread count at t is threads_at(t); CPU time
-    grows at the given rates (CPUs busy in user code and in the kernel)."""
-    out = [Sample(0.0, 0, 0, 0, 0)]  # before exec: nothing in the cgroup yet
-    t = step
-    while t <= until + 1e-9:
-        n = int(threads_at(t))
-        out.append(
-            Sample(
-                round(t, 4),
-                1_000_000 + 40_000 * n,
-                n,
-                1,
-                2_000_000 + 60_000 * n,
-                t * user_per_s,
-                t * sys_per_s,
-            )
-        )
-        t += step
-    return out
+from tests.support.here import HERE, JAVA, RUST
+from tests.support.process import probe
+from tests.support.runs import JAVA_FAILURES, failed
+from tests.support.timelines import _stalling, timeline
 
 
 def rising_then_flat(level: int, rise_s: float, until: float) -> list[Sample]:
@@ -100,21 +77,6 @@ def test_a_kernel_bound_slowdown_names_a_small_futex_hash(sys_per_s, named):
 
 
 PYTHON_THREADS = {"threads": 1, "maps": 3}
-
-
-def _stalling(until: float, stuck: int = 19_000) -> list[Sample]:
-    """Python's threads near 20k under 1 GiB (a stored probe, rounded): 20,000 threads in 12 s,
-    `ready` then, a 19 s sleep each, a thousand end in the 2 s after the last sleep is over, and
-    then none, until the run is stopped; the kernel takes most of the CPU all along."""
-
-    def threads(t: float) -> float:
-        if t <= 12:
-            return 10 + 20_000 * t / 12
-        if t <= 31:
-            return 20_010
-        return max(stuck, 20_010 - 500 * (t - 31))
-
-    return timeline(threads, until, step=0.25, user_per_s=0.1, sys_per_s=1.7)
 
 
 def test_threads_that_stop_ending_after_their_sleep_are_a_stall_not_a_limit():
@@ -221,7 +183,7 @@ def test_verdict_reason_gets_the_timelines_cause():
 
 
 def test_verdict_does_not_repeat_a_limit_it_already_names():
-    from tests.test_verdict import RUST_ABORT, RUST_FAILURES
+    from tests.support.runs import RUST_ABORT, RUST_FAILURES
 
     tl = timeline(lambda t: 1 + min(16_368, 32_740 * t), 0.55)
     r = failed(exit_code=None, signal="SIGABRT", threads_max=16_369, stderr_tail=RUST_ABORT, timeline=tl)

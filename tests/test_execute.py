@@ -8,8 +8,8 @@ import dataclasses
 from runner.execute import execute
 from runner.measure.cgroups import detect
 from runner.units import KIB
-from tests.conftest import require
-from tests.connections.support import KNOWN_KIB, fake, machine  # noqa: F401  (fixtures)
+from tests.support.connections import KNOWN_KIB, fake, machine  # noqa: F401  (fixtures)
+from tests.support.process import require
 
 HOLD = 1.0
 

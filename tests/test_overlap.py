@@ -8,9 +8,9 @@ import pytest
 from runner import overlap, tasks, verdict
 from runner.execute import execute
 from runner.measure import Sample
-from tests.limits.here import HERE
-from tests.test_sweep import FIXTURE_TASKS
-from tests.test_verdict import result
+from tests.support.cli import FIXTURE_TASKS
+from tests.support.here import HERE
+from tests.support.runs import result
 
 
 def _timeline(*points: tuple[float, int]) -> list[Sample]:

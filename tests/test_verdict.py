@@ -9,49 +9,27 @@ from __future__ import annotations
 import re
 import resource
 import shutil
-from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from runner import tasks, verdict
 from runner.limits import read_limits
-from runner.measure import RunResult, Sample, measure
+from runner.measure import Sample, measure
 from runner.paths import BUILD_DIR
-from tests.conftest import require
-from tests.limits.here import HERE, HERE_CONN, JAVA, PRIVILEGED, RUST
+from tests.support.here import HERE, HERE_CONN, JAVA, PRIVILEGED, RUST
+from tests.support.process import require
+from tests.support.runs import (
+    ELIXIR_FAILURES,
+    FD_TASKS,
+    JAVA_FAILURES,
+    RUST_ABORT,
+    RUST_FAILURES,
+    RUST_PANIC,
+    VARIANTS,
+    failed,
+    result,
+)
 
-VARIANTS = tasks.load_all()
-RUST_FAILURES = VARIANTS["rust-threads"].failures
-JAVA_FAILURES = VARIANTS["java-threads"].failures
-ELIXIR_FAILURES = VARIANTS["elixir"].failures
-
-# rust-threads 100000 1, default limits: stops at ~16,370 threads, by SIGABRT (seen 3 of 3 here) ...
-RUST_ABORT = [
-    "",
-    "thread 'main' (3438) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/"
-    "thread/functions.rs:131:29:",
-    'failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "Resource temporarily unavailable" }',
-    "stack backtrace:",
-    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
-    "",
-    "thread '<unnamed>' (19811) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/"
-    "src/sys/pal/unix/stack_overflow.rs:240:13:",
-    "failed to set up alternative stack guard page: Cannot allocate memory (os error 12)",
-    "stack backtrace:",
-    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
-    "fatal runtime error: failed to initiate panic, error 5, aborting",
-]
-# ... or by the main thread's panic alone, exit 101 (seen in a pid_max=5000 pid namespace and
-# under a pids cgroup with pids.max=3000, 3 of 3 and 4 of 4).
-RUST_PANIC = [
-    "",
-    "thread 'main' (9050) panicked at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/"
-    "thread/functions.rs:131:29:",
-    'failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "Resource temporarily unavailable" }',
-    "stack backtrace:",
-    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.",
-]
 # java Main threads 10000 5 under pids.max=3000: exit 1 (the JVM's "pthread_create failed (EAGAIN)"
 # warning goes to stdout, not here).
 JAVA_OOME = [
@@ -70,42 +48,6 @@ ELIXIR_LIMIT = [
     "    (elixir 1.14.0) lib/task.ex:455: Task.async/3",
     "    lib/main.ex:7: Main.main/1",
 ]
-
-
-def result(**fields: object) -> RunResult:
-    """A RunResult of a run that went well; tests override what their case changes."""
-    base = RunResult(
-        argv=["prog"],
-        started_at="2025-01-01T00:00:00+00:00",
-        exit_code=0,
-        signal=None,
-        timed_out=False,
-        interrupted=False,
-        error=None,
-        wall_s=11.0,
-        user_s=0.1,
-        sys_s=0.1,
-        ready_n=1000,
-        ready_s=0.5,
-        stdout_other=0,
-        peak_rss=50_000_000,
-        peak_rss_source="kernel-hwm",
-        hwm_max=50_000_000,
-        hwm_sum=50_000_000,
-        sampled_peak_rss=50_000_000,
-        ru_maxrss=50_000_000,
-        procs_max=1,
-        threads_max=1001,
-        pte_peak=None,
-        cgroup_version="v1",
-        cgroup_peak=60_000_000,
-        cgroup_kernel_peak=None,
-    )
-    return replace(base, **fields)
-
-
-def failed(**fields: object) -> RunResult:
-    return result(ready_n=None, ready_s=None, **fields)
 
 
 # ---------------------------------------------------------------- classify: thread limits
@@ -339,7 +281,7 @@ def test_real_rust_threads_100k_on_default_limits_is_a_thread_limit():
 def test_a_new_runtimes_failure_is_diagnosed_from_its_manifest_alone(tmp_path):
     """A throwaway task folder whose program dies with a made-up message: the verdict, reason and
     remedy in the stored row come from its task.toml, through the real CLI and a real run."""
-    from tests.test_sweep import FIXTURE_TASKS, rows, run
+    from tests.support.cli import FIXTURE_TASKS, rows, run
 
     tasks_dir = tmp_path / "tasks"
     shutil.copytree(FIXTURE_TASKS, tasks_dir)
@@ -502,15 +444,12 @@ def test_emfile_under_sleep_is_the_limit_inherited_from_memrun():
     assert v.remedy == "raise it in the shell that starts memrun (ulimit -n 51200): sleep runs inherit it"
 
 
-FD_TASKS = Path(__file__).parent / "fixtures" / "fdtasks"
-
-
 def test_a_real_emfile_is_diagnosed_from_the_fixture_manifest(tmp_path):
     """The fixture runtime opens a descriptor per task and, at EMFILE, says so in its own words;
     memrun is started under a soft RLIMIT_NOFILE of 256 that its run inherits. Through the real
     CLI, the stored row names the limit, from the manifest entry alone."""
-    from tests.conftest import default_sigint
-    from tests.test_sweep import memrun, rows
+    from tests.support.cli import memrun, rows
+    from tests.support.process import default_sigint
 
     def low_nofile() -> None:
         default_sigint()

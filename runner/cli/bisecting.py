@@ -1,6 +1,6 @@
 """`memrun bisect VARIANT LIBRARY FROM..TO --n N`: which release changed the per-task cost.
 
-The search is runner.bisect's; this module measures each probed version the way a sweep does (its
+The search is runner.bisection's; this module measures each probed version the way a sweep does (its
 own build folder, runs at N=1 and N stored in --out as ordinary sweep rows labelled
 VARIANT@VERSION, so `memrun report OUT` shows every version tried) and prints each figure as it
 comes. The whole search holds the measuring lock: builds disturb runs as much as runs do.
@@ -17,10 +17,16 @@ from pathlib import Path
 
 import click
 
-from runner.bisect import Outcome, Probe, another_change, built, search
+from runner.bisection import Outcome, Probe, another_change, built, search
 from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.options import (
+    INTERVAL_OPTION,
+    MEMORY_CAP_OPTION,
+    out_option,
+    resolve_memory_cap,
+    timeout_option,
+)
 from runner.inputs import SleepSpec, parse_n
-from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, out_option, resolve_memory_cap, timeout_option
 from runner.results import METRICS, ResultsDir, ResultsError
 from runner.tasks import Variant
 from runner.tasks.versionspec import VersionSpec
@@ -79,7 +85,7 @@ def bisect(
     builds only the versions it probes, at most ceil(log2(versions)) + 2 of them, and prints each
     version tried with its figures, then the first changed version.
     """
-    from runner.show.compare import parse_threshold
+    from runner.analysis.compare import parse_threshold
     from runner.tasks import registry
 
     variant = select_variants([variant_name])[0]
@@ -163,7 +169,7 @@ class _Prober:
 
     def measure(self, version: str, runs: int) -> Probe:
         from runner import sweep as sweeping
-        from runner.show.progress import SweepPrinter
+        from runner.cli.progress import SweepPrinter
         from runner.tasks import is_built, readiness
 
         if self.memory_cap is None:

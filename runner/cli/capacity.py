@@ -17,7 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
-from runner.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
+from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.results import ResultsDir, ResultsError, load_records
 
 
@@ -103,7 +103,7 @@ def capacity(
     (memrun's load client runs outside the capped cgroup); variants without it are not searched.
     """
     from runner import capacity as searching
-    from runner.show.capacity import capacity_json_lines, capacity_markdown
+    from runner.show.tables.capacity import capacity_json_lines, capacity_markdown
 
     budgets = _budgets(budgets_text)
     check_raise_limits(raise_limits)
@@ -156,7 +156,7 @@ def capacity(
         return
     rows = [r.to_json() for r in results]
     if rows:
-        from runner.show.capacity import cost_total
+        from runner.show.tables.capacity import cost_total
 
         err(f"cost against the floor: {cost_total(rows)}")
     shown = searching.mine(opts)
@@ -189,7 +189,7 @@ def _budgets(text: str) -> list[int]:
 def _capacity_progress():  # type: ignore[no-untyped-def]
     from runner.capacity import CapacityProgress
     from runner.results.workloads import noun
-    from runner.show.capacity import band_text, budget_label, cost_line
+    from runner.show.tables.capacity import band_text, budget_label, cost_line
 
     def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
         what = "valid" if ok else f"{record.verdict}: {record.reason}"
@@ -209,7 +209,7 @@ def _capacity_progress():  # type: ignore[no-untyped-def]
 
 
 def _on_check(check) -> None:  # type: ignore[no-untyped-def]
-    from runner.show.capacity import budget_label
+    from runner.show.tables.capacity import budget_label
 
     verdict = "holds" if check.held else "does NOT hold"
     err(
@@ -221,7 +221,7 @@ def _on_check(check) -> None:  # type: ignore[no-untyped-def]
 def _report_checks(checks, out: ResultsDir, as_json: bool) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    from runner.show.capacity import check_markdown
+    from runner.show.tables.capacity import check_markdown
 
     if not checks:
         raise InputError(f"no capacity result in {out.path} for these variants and budgets to check")

@@ -17,11 +17,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
-from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
-from runner.inputs import SleepSpec, parse_env, parse_n_list
-from runner.limits import futex
-from runner.measure.launcher import LauncherError
-from runner.options import (
+from runner.cli.options import (
     BUFFER_OPTION,
     FUTEX_HASH_OPTION,
     INTERVAL_OPTION,
@@ -31,6 +27,10 @@ from runner.options import (
     timeout_option,
     workload_option,
 )
+from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
+from runner.inputs import SleepSpec, parse_env, parse_n_list
+from runner.limits import futex
+from runner.measure.launcher import LauncherError
 from runner.results import ResultsDir, ResultsError, ResultsWriteError
 
 MAX_BUFFER = 1 << 26  # 64 MiB per connection: more is surely a typo
@@ -247,7 +247,7 @@ def sweep(
 
 def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
     from runner import sweep as sweeping
-    from runner.show.progress import SweepPrinter
+    from runner.cli.progress import SweepPrinter
 
     try:
         sweeping.prepare(opts, log=err)
@@ -287,9 +287,9 @@ def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
 
 def _failures(out: ResultsDir, sweep_id: str) -> list[str]:
     """The end-of-sweep summary: each cell of this sweep without a figure, its cause, and the
-    `memrun inspect` command that tells its story (runner.show.inspect.sweep_summary)."""
+    `memrun inspect` command that tells its story (runner.show.story.sweep_summary)."""
     from runner.results import RunRecord
-    from runner.show.inspect import sweep_summary
+    from runner.show.story import sweep_summary
 
     try:
         rows = [RunRecord.from_json(row) for row in out.existing_rows() if row.get("sweep_id") == sweep_id]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
+from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 from runner.results import METRICS, ResultsError, TornRecordWarning
 
 
@@ -76,7 +76,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
     """
     runs, sweeps = _load(results, workload)
     from runner.results.summary import sweep_runs
-    from runner.show.labelled import plot as plot_labelled
+    from runner.show.figures.labelled import plot as plot_labelled
 
     capacity = _capacity(results, workload)
     written: list[Path] = []
@@ -96,15 +96,16 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
     except ValueError as e:
         raise InputError(str(e)) from None
     if capacity:
-        from runner.show.capacity import capacity_figures
-        from runner.show.figure import save
+        from runner.show.figures.capacity import capacity_figures
+        from runner.show.figures.style import save
 
         for stem, fig in capacity_figures(capacity, runs, sweeps):
             written += save(fig, Path(out_dir), stem, ("png", "svg"))
     if not sweep_runs(runs).empty:
-        from runner.show import versions
+        from runner.analysis.versions import has_versions
+        from runner.show.figures import versions
 
-        if versions.has_versions(runs):
+        if has_versions(runs):
             written += versions.write(sweep_runs(runs), sweeps, Path(out_dir), metric)
     if note:
         err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
@@ -148,7 +149,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     --workload connections shows the connections runs: KiB per connection of user memory (RSS)
     and of kernel memory (the server's cgroup), and the load client's own peak and CPU time.
     """
-    from runner.show.output import check_writable, write_text
+    from runner.show.exports.output import check_writable, write_text
 
     try:
         if output:
@@ -157,20 +158,21 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
         raise InputError(str(e)) from None
     runs, sweeps = _load(results, workload)
     from runner.results import workloads
-    from runner.show import html, labelled
+    from runner.show.exports import htmlpage
+    from runner.show.tables import labelled
 
     try:
         capacity = _capacity(results, workload)
         if fmt == "html":
-            text = html.page(runs, sweeps, metric, capacity)
+            text = htmlpage.page(runs, sweeps, metric, capacity)
         elif fmt in ("bmf", "gab"):
-            from runner.show import bmf, gab
+            from runner.show.exports import bmf, gab
 
             text = (bmf if fmt == "bmf" else gab).render(runs, sweeps).rstrip("\n")
         else:
             text = labelled.report(runs, fmt, metric, sweeps)
             if capacity and fmt == "md":
-                from runner.show.capacity import capacity_markdown
+                from runner.show.tables.capacity import capacity_markdown
 
                 what = workloads.noun(workloads.of(capacity[0]))
                 text += f"\n\nConcurrent {what} that fit in a memory budget (`memrun capacity`):\n\n"
@@ -199,10 +201,11 @@ def _installed(runs):  # type: ignore[no-untyped-def]
 
 def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ignore[no-untyped-def]
     """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
+    from runner.analysis.versions import has_versions
     from runner.results.summary import sweep_runs
-    from runner.show import versions
+    from runner.show.tables import versions
 
-    if runs.empty or not versions.has_versions(runs):
+    if runs.empty or not has_versions(runs):
         return ""
     return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
         sweep_runs(runs), metric, sweeps
@@ -254,16 +257,17 @@ def compare(
     --strict, also on too few runs), so a CI job can guard a runtime upgrade; 0 otherwise; 2 on
     bad input.
     """
-    from runner.show import compare as comparing
+    from runner.analysis.compare import compare_dirs, parse_floor, parse_threshold
+    from runner.show.tables.compare import render
     from runner.significance.rule import Rule
 
     try:
-        limit = comparing.parse_threshold(threshold)
-        floor = comparing.parse_floor(floor_text)
-        result = comparing.compare_dirs(
+        limit = parse_threshold(threshold)
+        floor = parse_floor(floor_text)
+        result = compare_dirs(
             Path(base), Path(other), metric, rule=Rule(threshold=limit, floor=floor), workload=workload
         )
     except ValueError as e:  # ResultsError included
         raise InputError(str(e)) from None
-    click.echo(comparing.render(result, fmt), nl=False)
+    click.echo(render(result, fmt), nl=False)
     sys.exit(1 if result.failed(strict) else 0)

@@ -8,8 +8,8 @@ import time
 
 from runner.connections.client import LoadClient, ensure_client
 from runner.connections.port import free_port
-from tests.conftest import processes_with
-from tests.connections.support import sockets_on, start_server
+from tests.support.connections import sockets_on, start_server
+from tests.support.process import processes_with
 
 
 def _wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ import pytest
 
 from runner import overlap, tasks
 from runner.measure import MIB, measure
-from tests.conftest import require
+from tests.support.process import require
 
 EXPECTED = {
     # the 2023 article's ten

@@ -8,7 +8,7 @@ import sys
 import time
 
 from runner.measure import cgroups
-from tests.conftest import require
+from tests.support.process import require
 
 
 def _usable() -> None:

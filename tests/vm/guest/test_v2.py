@@ -18,7 +18,7 @@ import pytest
 
 from runner.measure import cgroups
 from runner.measure.core import measure
-from tests.conftest import probe
+from tests.support.process import probe
 from tests.vm.guest import layouts
 from tests.vm.guest.layouts import CG, USER
 
