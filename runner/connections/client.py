@@ -95,7 +95,7 @@ class LoadClient:
     ) -> None:
         self.port, self.n, self.nofile = port, n, nofile
         self.memory_cap, self.mode = memory_cap, cgroup
-        self.cg: cgroups.RunCgroup | None = None
+        self.cg: cgroups.RunCgroup = cgroups.NoCgroup("the client has not started")
         self.cg_reason: str | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.report = LaunchReport()
@@ -121,11 +121,9 @@ class LoadClient:
         """Build if needed, make its cgroup, start it. A failure is kept for the report (the run
         is then stopped by Hold.step), never raised past here but a missing C compiler."""
         binary, launcher = ensure_client(), ensure_launcher()
-        try:
-            self.cg = cgroups.create(self.mode)
-        except cgroups.CgroupUnavailable as e:
-            self.cg_reason = str(e)
-        if self.cg:
+        self.cg = cgroups.for_run(self.mode)
+        self.cg_reason = self.cg.reason
+        if self.cg.reason is None:
             if self.memory_cap is not None:
                 with contextlib.suppress(OSError):
                     self.cg.set_limit(self.memory_cap)
@@ -135,7 +133,7 @@ class LoadClient:
             str(launcher),
             f"--nofile={self.nofile}",
             str(wfd),
-            str(self.cg.procs_file) if self.cg else "-",
+            self.cg.launcher_arg,
             str(binary),
             str(self.port),
             str(self.n),
@@ -203,8 +201,7 @@ class LoadClient:
             if self.report.pid:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.report.pid, signal.SIGKILL)  # if it hung: its group, its cgroup
-            if self.cg:
-                self.cg.kill_all()
+            self.cg.kill_all()
             self.report.done.wait(10)
             try:
                 self.proc.wait(timeout=10)
@@ -213,11 +210,9 @@ class LoadClient:
                 self.proc.wait()
             for t in self.readers:
                 t.join(timeout=5)
-        peak = kernel = None
-        if self.cg:
-            peak, _ = self.cg.peak()
-            kernel = self.cg.kernel_peak()
-            self.cg.remove()
+        peak, _ = self.cg.peak()
+        kernel = self.cg.kernel_peak()
+        self.cg.remove()
         exit_code = sig = None
         if self.report.status is not None:
             if os.WIFEXITED(self.report.status):

@@ -42,7 +42,7 @@ def test_holds_n_connections_and_closes_them_all_leaving_no_socket(fake_server, 
     assert report.user_s is not None and report.sys_s is not None
     assert sockets_on(port) == []  # no TIME-WAIT, no CLOSE-WAIT: nothing of the run is left
     assert processes_with(str(ensure_client())) == []
-    assert client.cg is not None and not client.cg.path.exists()
+    assert client.cg.reason is None and not client.cg.path.exists()
 
 
 def test_counts_the_connections_a_server_drops(fake_server, machine):

@@ -1,177 +1,32 @@
-"""Memory cgroup backends: v2, v1 and none, behind one interface (as BenchExec does).
+"""Finding where run cgroups can go, making one per run, and cleaning up after a killed memrun.
 
-A fresh memory cgroup per run gives the one exact peak for a whole process tree, and it counts
-kernel memory (thread stacks, page tables) that RSS never shows. The program joins the cgroup in
-the launcher between fork and exec, so every page it touches is charged here. Where no cgroup can
-be made the backend says why, and every cgroup figure becomes null with that reason.
+Which backend (runner.measure.cgroups.v1, .v2) a run gets follows from the mounts; the parent its
+cgroup is made under from placement (on v2 it may have to be made). Where none can be made,
+for_run() gives the none backend with the reason, and every cgroup figure becomes null with it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import re
-import signal
 import time
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from runner.measure import placement
-from runner.measure.placement import Placement
+from runner.measure.cgroups import placement
+from runner.measure.cgroups.base import CgroupUnavailable, RunCgroup
+from runner.measure.cgroups.none import NoCgroup
+from runner.measure.cgroups.placement import Placement
+from runner.measure.cgroups.v1 import V1Cgroup
+from runner.measure.cgroups.v2 import V2Cgroup
 from runner.state import start_ticks
 
-# memory.stat keys mapped to memrun's names, per cgroup version.
-_V2_KEYS = {
-    "anon": "anon",
-    "file": "file",
-    "kernel": "kernel",
-    "kernel_stack": "kernel_stack",
-    "pagetables": "pagetables",
-    "slab": "slab",
-    "sock": "sock",
-    "shmem": "shmem",
-}
-_V1_KEYS = {"total_rss": "anon", "total_cache": "file", "total_shmem": "shmem"}
+BACKENDS: dict[str, type[RunCgroup]] = {"v1": V1Cgroup, "v2": V2Cgroup}
 
 
-class CgroupUnavailable(RuntimeError):
-    """No memory cgroup can be made here; the message says why."""
-
-
-@dataclass
-class RunCgroup:
-    """One fresh memory cgroup holding one run."""
-
-    version: str  # "v1" or "v2"
-    path: Path
-
-    @property
-    def procs_file(self) -> Path:
-        return self.path / "cgroup.procs"
-
-    def _read_int(self, name: str) -> int | None:
-        try:
-            return int((self.path / name).read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def pids(self) -> list[int]:
-        try:
-            return [int(x) for x in self.procs_file.read_text().split()]
-        except OSError:
-            return []
-
-    def usage(self) -> int | None:
-        return self._read_int("memory.current" if self.version == "v2" else "memory.usage_in_bytes")
-
-    def peak(self) -> tuple[int | None, str | None]:
-        """The kernel's high-water mark for the cgroup, or None and why."""
-        name = "memory.peak" if self.version == "v2" else "memory.max_usage_in_bytes"
-        value = self._read_int(name)
-        if value is None:
-            return None, f"{name} not readable (cgroup {self.version}; memory.peak needs Linux 5.19+)"
-        return value, None
-
-    def breakdown(self) -> dict[str, int]:
-        """Current memory.stat, reduced to anon / file / kernel parts where this version has them."""
-        keys = _V2_KEYS if self.version == "v2" else _V1_KEYS
-        out: dict[str, int] = {}
-        try:
-            for line in (self.path / "memory.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key in keys:
-                    out[keys[key]] = int(value)
-        except (OSError, ValueError):
-            return out
-        if self.version == "v1":
-            kmem = self._read_int("memory.kmem.usage_in_bytes")
-            if kmem is not None:
-                out["kernel"] = kmem
-            # Socket buffers: a counter of their own in v1, outside memory.usage_in_bytes, and
-            # only counted once socket accounting is on (account_sockets).
-            tcp = self._read_int("memory.kmem.tcp.usage_in_bytes")
-            if tcp:
-                out["sock"] = tcp
-        return out
-
-    def account_sockets(self) -> bool:
-        """Charge the TCP sockets of this cgroup's processes to it, those they accept included.
-
-        cgroup v2 does so always. cgroup v1 associates sockets with a memory cgroup only once its
-        memory.kmem.tcp.limit_in_bytes has been written (-1: no limit, accounting only); until
-        then the struct sock of an accepted connection, allocated in softirq context, is charged
-        nowhere (measured on Linux 6.18: 1.5 KiB per accepted connection in kmem without, 3.8 KiB
-        with; docs/connections.md). The setting dies with the cgroup. The kernel
-        logs once per boot that the file is deprecated. Returns whether sockets are accounted."""
-        if self.version == "v2":
-            return True
-        try:
-            (self.path / "memory.kmem.tcp.limit_in_bytes").write_text("-1")
-        except OSError:
-            return False
-        return True
-
-    def oom_kills(self) -> int | None:
-        """How many processes the OOM killer took in this cgroup: evidence, not inference."""
-        name = "memory.events" if self.version == "v2" else "memory.oom_control"
-        try:
-            for line in (self.path / name).read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        except (OSError, ValueError):
-            pass
-        return None
-
-    def kernel_peak(self) -> int | None:
-        """v1 keeps a separate kernel-memory high-water mark; v2 has none."""
-        return self._read_int("memory.kmem.max_usage_in_bytes") if self.version == "v1" else None
-
-    def kill_all(self, deadline: float = 10.0) -> None:
-        """SIGKILL every process in the cgroup, including ones that left the process group."""
-        kill_file = self.path / "cgroup.kill"
-        if kill_file.exists():
-            with contextlib.suppress(OSError):
-                kill_file.write_text("1")
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
-
-    def set_limit(self, limit: int) -> int:
-        """Cap the cgroup's memory (swap excluded where the controller allows); returns the limit
-        the kernel took (it rounds to pages). A run past it is OOM-killed inside its cgroup, or its
-        allocations fail, instead of the host's global OOM killer choosing among all processes."""
-        if self.version == "v2":
-            (self.path / "memory.max").write_text(str(limit))
-            with contextlib.suppress(OSError):  # no swap controller: nothing to exclude
-                (self.path / "memory.swap.max").write_text("0")
-            return self._read_int("memory.max") or limit
-        (self.path / "memory.limit_in_bytes").write_text(str(limit))
-        memsw = self.path / "memory.memsw.limit_in_bytes"  # only with swap accounting enabled
-        if memsw.exists():
-            with contextlib.suppress(OSError):
-                memsw.write_text(str(limit))
-        return self._read_int("memory.limit_in_bytes") or limit
-
-    def remove(self) -> None:
-        for _ in range(100):
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError as e:
-                if e.errno != errno.EBUSY:
-                    return
-                time.sleep(0.05)
+def cgroup_at(version: str, path: Path) -> RunCgroup:
+    """The backend of that version for an existing cgroup directory."""
+    return BACKENDS[version](path)
 
 
 def mounts() -> list[tuple[str, str, set[str]]]:
@@ -209,7 +64,7 @@ def own_path(controller: str | None) -> str | None:
 
 
 def find(mode: str = "auto", *, act: bool = True) -> Placement:
-    """Pick a backend and the parent cgroup runs are made under (runner.measure.placement).
+    """Pick a backend and the parent cgroup runs are made under (runner.measure.cgroups.placement).
 
     mode is "auto", "v2", "v1" or "none". On v1 the parent is this process's own memory cgroup,
     so any limit that encloses memrun also encloses the runs. On v2 it may have to be made.
@@ -277,7 +132,7 @@ def run_cgroups(max_depth: int = 6) -> list[tuple[RunCgroup, int, int]]:
                 m = RUN_NAME.match(name)
                 if m:
                     dirnames.remove(name)  # a run cgroup has no children of its own
-                    out.append((RunCgroup(version, Path(dirpath) / name), int(m.group(1)), int(m.group(2))))
+                    out.append((cgroup_at(version, Path(dirpath) / name), int(m.group(1)), int(m.group(2))))
     return out
 
 
@@ -318,7 +173,7 @@ def create(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
             f"cannot create a {version} memory cgroup under {parent}: {e.strerror}"
             + ("" if os.geteuid() == 0 else " (not root)")
         ) from None
-    cg = RunCgroup(version, path)
+    cg = cgroup_at(version, path)
     if version == "v2" and not (path / "memory.current").exists():
         # The parent does not delegate memory to its children; enabling it needs an empty parent.
         try:
@@ -332,6 +187,14 @@ def create(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
         cg.remove()
         raise CgroupUnavailable(f"{path} has no memory accounting files")
     return cg
+
+
+def for_run(mode: str = "auto", *, root: Path | None = None) -> RunCgroup:
+    """A fresh cgroup for one run, or the none backend with the reason there is none."""
+    try:
+        return create(mode, root=root)
+    except CgroupUnavailable as e:
+        return NoCgroup(str(e))
 
 
 def cap_problem(mode: str = "auto") -> str | None:

@@ -30,15 +30,15 @@ def test_only_a_dead_owners_run_cgroup_is_stale_and_removal_kills_what_is_inside
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     now = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
-    orphaned = cgroups.RunCgroup(cgroups.detect()[0], parent / f"memrun-{dead.pid}-{now}")
-    live = cgroups.RunCgroup(orphaned.version, parent / f"memrun-{os.getpid()}-{now}")
+    orphaned = cgroups.cgroup_at(cgroups.detect()[0], parent / f"memrun-{dead.pid}-{now}")
+    live = cgroups.cgroup_at(orphaned.version, parent / f"memrun-{os.getpid()}-{now}")
     orphaned.path.mkdir()
     live.path.mkdir()
     sleeper = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            f"open({str(orphaned.procs_file)!r}, 'w').write('0'); import time; time.sleep(60)",
+            f"open({orphaned.launcher_arg!r}, 'w').write('0'); import time; time.sleep(60)",
         ]
     )
     try:
