@@ -17,15 +17,15 @@ from typing import Literal
 
 from runner.diagnose import diagnose_run
 from runner.limits import files, futex
-from runner.limits.connections import CONNECTIONS
 from runner.limits.hit import round_up
 from runner.limits.host import HEADROOM, LABELS, NEAR, Limits, int_value, read_limits
 from runner.limits.predict import predict, thread_capacities
 from runner.measure.result import RunResult
 from runner.overlap import timing_proves_overlap
-from runner.tasks.manifest import SLEEP, Failure
+from runner.tasks.manifest import Failure
 from runner.tasks.template import TemplateError, expand
 from runner.units import MIB, size
+from runner.workloads import DEFAULT, get
 
 # The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
 CODES = {
@@ -88,7 +88,7 @@ class _Run:
     per_task: dict
     limits: Limits
     failures: Sequence[Failure] = field(default_factory=tuple)
-    workload: str = SLEEP
+    workload: str = DEFAULT
 
     @property
     def stderr(self) -> str:
@@ -208,10 +208,10 @@ def _capped(run: _Run) -> Verdict | None:
 
 
 def _run_nofile(run: _Run) -> tuple[int | None, str]:
-    """The RLIMIT_NOFILE the run's program had, and where it came from: under the connections
-    workload the value memrun set (runner.limits.files, a function of N and the limits), else the
-    soft limit it inherited from memrun."""
-    if run.workload == CONNECTIONS:
+    """The RLIMIT_NOFILE the run's program had, and where it came from: under a workload whose units
+    hold descriptors (connections) the value memrun set (runner.limits.files, a function of N and
+    the limits), else the soft limit it inherited from memrun."""
+    if get(run.workload).descriptors:
         try:
             return files.run_nofile(run.n, run.limits).server, f"set by memrun for N = {run.n:,}"
         except files.NofileError:
@@ -234,7 +234,7 @@ def _fd_limit(run: _Run) -> Verdict | None:
     if not (found or FD_FAILURE.search(run.stderr)):
         return None
     outcome = "timed out" if r.timed_out else f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
-    tasks = "connections" if run.workload == CONNECTIONS else "tasks"
+    tasks = get(run.workload).words.noun
     if SYSTEM_WIDE.search(run.stderr):
         limit = int_value(run.limits, "file_max")
         open_now = int_value(run.limits, "files_open")
@@ -245,7 +245,7 @@ def _fd_limit(run: _Run) -> Verdict | None:
         limit, origin = _run_nofile(run)
         which = f"RLIMIT_NOFILE of the run ({_count(limit)}, {origin}; EMFILE)"
         needed = run.n + files.SERVER_MIN_SPARE
-        if run.workload != CONNECTIONS:
+        if not get(run.workload).descriptors:
             target = files.wanted(max(needed, 2 * (limit or 0)), 0)
             remedy = f"raise it in the shell that starts memrun (ulimit -n {target}): sleep runs inherit it"
         elif limit is not None and limit >= needed:
@@ -478,7 +478,7 @@ def classify(
     per_task: dict | None = None,
     limits: Limits | None = None,
     failures: Sequence[Failure] = (),
-    workload: str = SLEEP,
+    workload: str = DEFAULT,
 ) -> Verdict:
     """Judge one run: only a run that printed `ready N` in time and exited 0 measured N live tasks.
 

@@ -82,7 +82,7 @@ def test_a_server_that_does_not_listen_is_stopped_with_the_clients_words(fake, m
 def test_the_server_gets_n_plus_headroom_descriptors(fake, machine, monkeypatch):  # noqa: F811
     """The launcher sets the server's RLIMIT_NOFILE before exec (N + headroom, within what the
     machine allows): the fake server prints the limit it got."""
-    from runner.connections.fds import for_connections
+    from runner.workloads.connections.fds import for_connections
 
     _with_env(monkeypatch, FAKE_SHOW_NOFILE="1")
     ex = execute(fake, 20, HOLD)

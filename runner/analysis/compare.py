@@ -29,8 +29,8 @@ from runner.results import ResultsError, load_sweeps, workloads
 from runner.results.groups import Group, groups, identity_words, version_changes
 from runner.results.summary import cell_values, load_runs, summarize
 from runner.significance.rule import LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
-from runner.tasks.manifest import SLEEP
 from runner.units import MB, mb
+from runner.workloads import DEFAULT
 
 FORMATS = ("md", "csv", "json")
 LOST, GAINED, NEITHER = "no figure in OTHER", "no figure in BASE", "no figure in either"
@@ -137,7 +137,7 @@ def _directory(path: Path) -> Path:
     return path.parent if path.is_file() else path
 
 
-def _side(path: Path, name: str, workload: str = SLEEP) -> Group:
+def _side(path: Path, name: str, workload: str = DEFAULT) -> Group:
     runs, sweeps = workloads.select(load_runs([path]), load_sweeps([path]), workload)
     if runs.empty:
         raise ResultsError(f"{name} {path} holds no {workload} runs (choose another --workload)")
@@ -214,7 +214,7 @@ def compare_dirs(
     metric: str = "peak_rss",
     threshold: float = 0.05,
     rule: Rule | None = None,
-    workload: str = SLEEP,
+    workload: str = DEFAULT,
 ) -> Comparison:
     """Load both directories and compare every (variant, N) they have in common.
 

@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.values import check_metric, num
-from runner.limits.connections import CONNECTIONS
 from runner.results import workloads
 from runner.results.summary import summarize
 from runner.units import KIB, MB
+from runner.workloads import get
 
 
 def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]]:
@@ -21,7 +21,7 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
     if runs.empty:
         return []
     workload = workloads.only(runs)
-    extra = _connection_extras(runs) if workload == CONNECTIONS else {}
+    extra = get(workload).report_extras(runs)  # the columns the workload adds
     out = []
     for _, r in summarize(runs, metric).iterrows():
         median, lo, hi, per_task = (num(r.get(k)) for k in ("median", "min", "max", "per_task"))
@@ -58,24 +58,3 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
 def _flag(value: Any) -> bool | None:
     """A yes/no summary column as JSON has it: pandas gives numpy booleans, or NaN for none."""
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else bool(value)
-
-
-def _connection_extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
-    """Per cell of a connections table: the cgroup's kernel part per connection, and the load
-    client's medians (runner.show.connections)."""
-    from runner.analysis.connections import client_cells, kernel_cells
-
-    kernel, client = kernel_cells(runs), client_cells(runs)
-    out: dict[tuple[str, int], dict[str, Any]] = {}
-    for key in {*kernel, *client}:
-        k, c = kernel.get(key, {}), client.get(key, {})
-        per = k.get("per_task")
-        out[key] = {
-            "kernel_median_bytes": k.get("median"),
-            "kernel_per_task_bytes": per,
-            "kernel_per_task_kib": None if per is None else per / KIB,
-            "client_peak_bytes": c.get("client_peak"),
-            "client_cpu_s": c.get("client_cpu_s"),
-            "client_connect_s": c.get("client_connect_s"),
-        }
-    return out

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import click
 
+from runner import workloads
 from runner.inputs import parse_size
-from runner.tasks.manifest import SLEEP, WORKLOADS
 
 
 class FiniteFloat(click.FloatRange):
@@ -142,8 +142,8 @@ WORKLOAD_HELP = (
 def workload_option(help_text: str = WORKLOAD_HELP):  # type: ignore[no-untyped-def]
     return click.option(
         "--workload",
-        type=click.Choice(list(WORKLOADS)),
-        default=SLEEP,
+        type=click.Choice(list(workloads.names())),
+        default=workloads.DEFAULT,
         show_default=True,
         help=help_text,
     )

@@ -7,6 +7,7 @@ import time
 
 import click
 
+from runner import workloads
 from runner.measure import Sample
 from runner.results.record import RunRecord
 from runner.sweep import Cell, Progress
@@ -44,7 +45,7 @@ class SweepPrinter:
         click.echo(line, err=True)
 
     def on_start(self, cell: Cell, i: int, total: int, sleep: float) -> None:
-        held = "sleep" if cell.variant.workload == "sleep" else "hold"
+        held = workloads.get(cell.variant.workload).words.hold
         self._status = f"[{i}/{total}] {cell.variant.name} N={cell.n:,} ({held} {sleep:g} s)"
         self._draw(self._status + " starting")
 

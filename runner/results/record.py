@@ -73,7 +73,7 @@ class RunRecord:
     # Tables and figures never mix two workloads.
     workload: str = "sleep"
     buffer: int | None = None  # connections: bytes each connection's task reads into
-    # connections: memrun's load client of this run (runner.connections.client.ClientReport):
+    # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
     client: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all

@@ -17,7 +17,6 @@ from typing import Any
 
 from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
 from runner.limits import futex
-from runner.limits.connections import CONNECTIONS
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.measure.result import Sample
@@ -26,6 +25,7 @@ from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.figures.timeline import end_label
 from runner.units import mb, size
+from runner.workloads import get, is_default
 
 
 @dataclass
@@ -164,7 +164,7 @@ def _overlap_lines(case: Case) -> list[str]:
             f"  overlap   wall {r.wall_s:.1f} s ≥ 2 × {sleep:g} s sleep: valid on its program's "
             "`ready` proof only (tasks/README.md), the run's timing does not prove it"
         )
-    until = hold_window_end(record.workload == CONNECTIONS, r.ready_s, sleep)
+    until = hold_window_end(get(record.workload).holds_after_ready, r.ready_s, sleep)
     ratio = hold_ratio(case.timeline, r.ready_s, until)
     if ratio is not None and until is not None:
         window = [s for s in case.timeline if r.ready_s <= s.t <= until and s.procs > 0]
@@ -239,7 +239,7 @@ def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
         lines.append(
             f"  {variant} N={n:,}: {len(failed)} of {len(runs)} run(s) {last.verdict}, {last.reason}"
         )
-        workload = "" if last.workload == "sleep" else f" --workload {last.workload}"
+        workload = "" if is_default(last.workload) else f" --workload {last.workload}"
         lines.append(f"    memrun inspect {results} -r {variant} --n {n}{workload}")
     return lines
 
@@ -256,7 +256,7 @@ def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample
             continue
         ratio = record.hold_ratio
         if ratio is None:
-            until = hold_window_end(record.workload == CONNECTIONS, r.ready_s, record.sleep_s)
+            until = hold_window_end(get(record.workload).holds_after_ready, r.ready_s, record.sleep_s)
             ratio = hold_ratio(timelines.get(str(record.run_id), []), r.ready_s, until)
         timing = timing_proves_overlap(r.wall_s, record.sleep_s)
         held = "—" if ratio is None else f"{ratio:.2f}" + ("" if ratio >= HELD else " (grew)")

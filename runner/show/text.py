@@ -17,6 +17,7 @@ from runner.analysis.values import short as short
 from runner.analysis.values import variant_info as variant_info
 from runner.results.record import METRICS
 from runner.units import KIB
+from runner.workloads import get
 
 DAGGER = "†"
 
@@ -39,15 +40,11 @@ def kib_per_task(value: float, unit: str = "task") -> str:
     return f"≈0 KiB/{unit}" if abs(kib) < 0.005 else f"{kib:,.2f} KiB/{unit}"
 
 
-CONNECTIONS = "connections"
-
-
-def units(workload: str) -> tuple[str, str]:
+def units(workload: str | None) -> tuple[str, str]:
     """What N counts, short and in a title: ("task", "concurrent tasks") for sleep,
-    ("conn", "idle TCP connections") for connections."""
-    if workload == CONNECTIONS:
-        return "conn", "idle TCP connections"
-    return "task", "concurrent tasks"
+    ("conn", "idle TCP connections") for connections (the workload's words)."""
+    words = get(workload).words
+    return words.unit, words.title
 
 
 def seconds(value: float) -> str:

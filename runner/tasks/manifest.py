@@ -18,6 +18,9 @@ from typing import Any
 from runner.paths import BUILD_DIR, TASKS_DIR
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
+from runner.workloads import DEFAULT as DEFAULT_WORKLOAD
+from runner.workloads import is_default
+from runner.workloads import names as workload_names
 
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -31,10 +34,9 @@ COMMAND_NAMES = {"n", "sleep", "build", "dir", "python", "python_prefix", "npm_p
 # Names only a workload's command may use besides those: the connections server's port and the
 # size of each connection's read buffer (tasks/README.md, "Connections protocol").
 WORKLOAD_NAMES = {"port", "buffer"}
-# What a program is asked to keep alive. "sleep" (the article's) is every variant's `run`; any
-# other is a [variant.workloads.NAME] table, so a runtime gains a workload in its manifest alone.
-SLEEP = "sleep"
-WORKLOADS = (SLEEP, "connections")
+# What a program is asked to keep alive (runner.workloads): the default workload (sleep, the
+# article's) is every variant's `run`; any other is a [variant.workloads.NAME] table, so a runtime
+# gains a workload in its manifest alone.
 
 
 class ManifestError(ValueError):
@@ -129,7 +131,7 @@ class Variant:
     own_idiom: str | None = None
     own_spread: str | None = None
     workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
-    workload: str = SLEEP  # the workload this record runs (see under())
+    workload: str = DEFAULT_WORKLOAD  # the workload this record runs (see under())
     # A variant at a version chosen on the version axis (runner.tasks.chosen): {NAME: version},
     # and the variant it is a version of; empty and None for the installed build.
     chosen_version: dict[str, str] = field(default_factory=dict)
@@ -137,8 +139,8 @@ class Variant:
 
     @property
     def has(self) -> tuple[str, ...]:
-        """The workloads this variant can run: sleep, then its manifest's, in WORKLOADS order."""
-        return tuple(w for w in WORKLOADS if w == SLEEP or w in self.workloads)
+        """The workloads this variant can run: the default, then its manifest's, in registry order."""
+        return tuple(w for w in workload_names() if is_default(w) or w in self.workloads)
 
     def under(self, workload: str) -> Variant:
         """This variant as it runs `workload`: run, env, flags, per-task needs, idiom and failures
@@ -146,7 +148,7 @@ class Variant:
         KeyError when the manifest has no such workload (callers check `has` first)."""
         if workload == self.workload:
             return self
-        if workload == SLEEP:
+        if is_default(workload):
             raise KeyError(workload)  # a workload view never goes back; use the loaded variant
         spec = self.workloads[workload]
         return replace(
@@ -302,9 +304,11 @@ def _workloads(value: object, where: str, path: Path) -> dict[str, WorkloadSpec]
     out = {}
     for name, spec in value.items():
         here = f"{where}.{name}"
-        if name not in WORKLOADS or name == SLEEP:
-            known = ", ".join(w for w in WORKLOADS if w != SLEEP)
-            raise ManifestError(f"{path}: {here}: unknown workload (known: {known}; sleep is `run`)")
+        if name not in workload_names() or is_default(name):
+            known = ", ".join(w for w in workload_names() if not is_default(w))
+            raise ManifestError(
+                f"{path}: {here}: unknown workload (known: {known}; {DEFAULT_WORKLOAD} is `run`)"
+            )
         run = _strs(spec.get("run"), f"{here}.run", path)
         if not run:
             raise ManifestError(f"{path}: {here}.run is empty")

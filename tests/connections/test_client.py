@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 import time
 
-from runner.connections.client import LoadClient, ensure_client
-from runner.connections.port import free_port
+from runner.workloads.connections.client import LoadClient, ensure_client
+from runner.workloads.connections.port import free_port
 from tests.support.connections import sockets_on, start_server
 from tests.support.process import processes_with
 

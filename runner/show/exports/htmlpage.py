@@ -26,8 +26,9 @@ from runner.show.exports import markdown
 from runner.show.figures.charts import figures
 from runner.show.figures.style import svg_text
 from runner.show.tables import labelled
-from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num, units
+from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num
 from runner.units import count, size
+from runner.workloads import DEFAULT, get
 
 STYLE = """
 body { font: 15px/1.5 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #222; margin: 0;
@@ -48,37 +49,6 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margi
 dt { color: #555; } dd { margin: 0; }
 """
 
-VALIDITY = (
-    "A run is a figure only if the program exited 0 and printed its `ready N` line, with the right "
-    "N, before its sleep ran out: only then were all N tasks alive at once. Any other run is kept "
-    "as a row with its verdict (*invalid*: it ran but proves nothing; *failed*), the reason and a "
-    "remedy, and is shown as such, never as a zero. Repeats of a cell give the median and (min–max); "
-    "runs of different labels (machines) or toolchain versions never share a median."
-)
-VALIDITY_CONNECTIONS = (
-    "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
-    "out (every connection's task had read its first message), memrun's load client saw all N "
-    "connected and none closed or reset by the server while they were held, and the server exited "
-    "0 once the client reset them. Any other run is kept as a row with its verdict, the reason and "
-    "a remedy (`fd-limit` when descriptors ran out), never as a zero. Repeats of a cell give the "
-    "median and (min–max); runs of different labels or toolchain versions never share a median."
-)
-PROGRAMS = {
-    "sleep": (
-        "Each task program takes <code>N [SLEEP_SECONDS]</code>, spawns N tasks that each sleep, prints "
-        "<code>ready N</code> once all N are spawned, waits for all and exits 0. memrun starts it in "
-        "its own process group and memory cgroup and records, per run:"
-    ),
-    "connections": (
-        "Each server program takes <code>PORT N BUFFER_BYTES</code>, accepts N TCP connections on "
-        "127.0.0.1 and runs one task per connection in its runtime's idiom, each reading into a "
-        "buffer of its own; it prints <code>ready N</code> once every task has read its first "
-        "16-byte message, and exits 0 when memrun's load client resets them after the sleep. memrun "
-        "starts the server in its own process group and memory cgroup (its sockets charged to it) "
-        "and the client in a cgroup of its own, outside the figures, and records, per run:"
-    ),
-}
-
 
 def page(
     runs: pd.DataFrame,
@@ -90,10 +60,8 @@ def page(
     found = groups(runs, sweeps)
     several = len(found) > 1
     names = sorted({v for g in found for v in g.runs["variant"]})
-    workload = workloads.only(runs) if not runs.empty else "sleep"
-    title = f"{metric_title(metric)} of N {units(workload)[1]}"
-    if workload != "sleep":
-        title = f"{metric_title(metric)} of a server holding N {units(workload)[1]}"
+    workload = workloads.only(runs) if not runs.empty else DEFAULT
+    title = get(workload).page_title(metric_title(metric))
     note = pooling_note(found)
     parts = [
         f"<h1>{_e(title)}</h1>",
@@ -265,15 +233,15 @@ def _versions(group: Group) -> str:
     )
 
 
-def _method(found: list[Group], metric: str, several: bool, workload: str = "sleep") -> list[str]:
+def _method(found: list[Group], metric: str, several: bool, workload: str = DEFAULT) -> list[str]:
     metrics = "".join(
         f"<li><code>{_e(k)}</code>{' (shown here)' if k == metric else ''}: {_e(v)}</li>"
         for k, v in METRICS.items()
     )
-    counts = VALIDITY_CONNECTIONS if workload == "connections" else VALIDITY
+    counts = get(workload).validity
     out = [
         '<section id="method"><h2>Method</h2>',
-        f"<p>{PROGRAMS.get(workload, PROGRAMS['sleep'])}</p>",
+        f"<p>{get(workload).program_html}</p>",
         f"<ul>{metrics}</ul>",
         f"<h3>When a run counts</h3>{markdown.to_html(counts)}",
         "<h3>The exact commands</h3>",

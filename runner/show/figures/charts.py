@@ -41,7 +41,6 @@ from runner.show.figures.style import (
     wrap,
 )
 from runner.show.text import (
-    CONNECTIONS,
     DAGGER,
     caption,
     cell_status,
@@ -60,6 +59,7 @@ from runner.show.text import (
     variant_info,
 )
 from runner.units import KIB, MB
+from runner.workloads import DEFAULT, get
 
 WIDTH = 11.0  # inches: room for 10 variant names, a bar and a 40-character reason
 
@@ -77,7 +77,7 @@ class _Context:
     usual_sleep: float | None
     colors: dict[str, Any]
     family: dict[str, str] = field(default_factory=dict)  # variant -> family ("" when unrecorded)
-    workload: str = "sleep"  # what N counts: its words are in every title (text.units)
+    workload: str = DEFAULT  # what N counts: its words are in every title (text.units)
     runs: pd.DataFrame | None = None  # the runs drawn (the connections chart reads its own figures)
 
 
@@ -122,7 +122,9 @@ def figures(
     ctx = _context(runs, sweeps, metric, label, variants)
     suffix = f"-{file_word(label)}" if label else ""
     # A workload other than sleep names its files, so they never overwrite the sleep figures.
-    prefix = "" if ctx.workload == "sleep" else f"{ctx.workload}-"
+    workload = get(ctx.workload)
+    prefix = workload.figure_prefix
+    shown = workload.module("show")
 
     def draw() -> Generator[tuple[str, Figure], None, None]:
         with plt.rc_context(STYLE):
@@ -132,10 +134,9 @@ def figures(
             per_task = _per_task_chart(ctx)
             if per_task is not None:
                 yield f"{prefix}per-task-{metric}{suffix}", per_task
-            if ctx.workload == CONNECTIONS and metric == "peak_rss":
-                split = _per_connection_chart(ctx)
-                if split is not None:
-                    yield f"{prefix}per-connection{suffix}", split
+            if shown is not None and hasattr(shown, "figures"):  # what the workload adds
+                for stem, fig in shown.figures(ctx.runs, ctx.cells, metric, ctx.prefix, ctx.caption):
+                    yield f"{prefix}{stem}{suffix}", fig
 
     return draw()
 
@@ -292,7 +293,7 @@ def _loglog_chart(ctx: _Context) -> Figure:
     else:
         ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
         ax.set_yticks([])
-    against = "against N" if ctx.workload == "sleep" else f"against N {units(ctx.workload)[1]}"
+    against = get(ctx.workload).words.against
     fig.suptitle(f"{ctx.prefix}{ctx.what} {against}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]
@@ -359,7 +360,7 @@ def _per_task_chart(ctx: _Context) -> Figure | None:
     ax.axvline(0, color="black", linewidth=0.8)
     values = [c["per_task"] / KIB for c in ctx.cells if c["per_task"] is not None]
     ax.set_xlim(min(0.0, *values) * 1.05, max(0.0, *values) * 1.05 or 1.0)
-    per = "task" if ctx.workload == "sleep" else "connection"
+    per = get(ctx.workload).words.per
     ax.set_xlabel(f"KiB per {per} (1 KiB = 1024 bytes), from {metric_name(ctx.metric)}")
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
@@ -442,15 +443,6 @@ def _per_task_notes(ctx: _Context, ns: list[int]) -> list[str]:
 
 
 # --- 4. connections: user and kernel memory per connection -----------------------------------------
-
-
-def _per_connection_chart(ctx: _Context) -> Figure | None:
-    from runner.analysis.connections import kernel_cells
-    from runner.show.figures.connections import per_connection_chart
-
-    kernel = kernel_cells(ctx.runs) if ctx.runs is not None else {}
-    title = f"{ctx.prefix}Memory per idle TCP connection: user and kernel"
-    return per_connection_chart(ctx.cells, kernel, title, ctx.caption)
 
 
 __all__ = ["figures", "plot_results"]

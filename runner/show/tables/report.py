@@ -14,10 +14,10 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.records import records
+from runner.results import workloads
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
 from runner.show.text import (
-    CONNECTIONS,
     DAGGER,
     caption,
     cell_status,
@@ -27,12 +27,12 @@ from runner.show.text import (
     seconds,
     short,
     sleep_note,
-    units,
     unusual_sleep,
     usual_sleep,
     variant_info,
 )
 from runner.units import mb
+from runner.workloads import get
 
 FORMATS = ("md", "csv", "json")
 
@@ -46,13 +46,13 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
             text += f" ({rec['min_mb']:,.1f}–{rec['max_mb']:,.1f})"
         if rec["spread_flag"]:
             text += f" ⚠{rec['spread'] * 100:.0f}%"
-        unit = units(rec.get("workload") or "sleep")[0]
+        words = get(rec.get("workload")).words
         if rec["per_task_bytes"] is not None:
-            text += f" · {kib_per_task(rec['per_task_bytes'], unit)}"
+            text += f" · {kib_per_task(rec['per_task_bytes'], words.unit)}"
         if rec.get("kernel_per_task_bytes") is not None:
-            text += f" · kernel {kib_per_task(rec['kernel_per_task_bytes'], unit)}"
+            text += f" · kernel {kib_per_task(rec['kernel_per_task_bytes'], words.unit)}"
         if rec["spawn_s"] is not None:
-            text += f" · {'ready' if unit == 'conn' else 'spawn'} {seconds(rec['spawn_s'])}"
+            text += f" · {words.spawn} {seconds(rec['spawn_s'])}"
     sleep = unusual_sleep(rec, usual)
     if sleep is not None:
         text += f" {DAGGER}{sleep:g} s"
@@ -61,29 +61,15 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
 
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
-    if "workload" in summary and (summary["workload"] == CONNECTIONS).any():
-        return _connections_legend(metric, summary)
+    shown = get(workloads.only(summary)).module("show")
+    if shown is not None and hasattr(shown, "legend"):
+        return shown.legend(metric, summary)
     line = (
         f"MB = 10^6 bytes of {METRICS.get(metric, metric)}: median over valid repeats, "
         f"(min–max) when repeated, ⚠ when repeats differ by more than {SPREAD_LIMIT:.0%}. "
         "KiB/task = (M(N) − M(1)) / N in KiB (1024 bytes). "
         "spawn = seconds until the program printed its `ready N` line. "
         "A cell without a valid run (exit 0 and `ready N` before the sleep ran out) shows its "
-        "verdict and reason instead of a number."
-    )
-    note = sleep_note(summary)
-    return f"{line} {note}" if note else line
-
-
-def _connections_legend(metric: str, summary: pd.DataFrame) -> str:
-    line = (
-        f"MB = 10^6 bytes of {METRICS.get(metric, metric)} of the server holding N idle TCP "
-        f"connections: median over valid repeats, (min–max) when repeated, ⚠ when repeats differ "
-        f"by more than {SPREAD_LIMIT:.0%}. KiB/conn = (M(N) − M(1)) / N in KiB (1024 bytes); "
-        "kernel = the same for the kernel memory of the server's cgroup at its peak sample "
-        "(v1 kmem + kmem.tcp, v2 kernel + sock). ready = seconds until the server printed "
-        "`ready N` (all N accepted, each task has read its first message). A cell without a "
-        "valid run (`ready N`, no connection dropped before memrun closed them, exit 0) shows its "
         "verdict and reason instead of a number."
     )
     note = sleep_note(summary)
@@ -108,12 +94,11 @@ def to_markdown(
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
     head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
-    if recs[0]["workload"] == CONNECTIONS:
-        from runner.show.tables.connections import client_table
-
-        head = head.replace(", ", " with N idle TCP connections, ", 1) if head else head
-        client = client_table(recs)
-        tail = legend(metric, table) + "\n" + (f"\n{client}" if client else "")
+    shown = get(recs[0]["workload"]).module("show")
+    if shown is not None and hasattr(shown, "tail"):  # what the workload adds below its legend
+        head = shown.heading(head)
+        added = shown.tail(recs)
+        tail = legend(metric, table) + "\n" + (f"\n{added}" if added else "")
         return head + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])
     return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n" + idioms(variants, sweeps or [])
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from runner import verdict
-from runner.connections.client import ClientReport
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.verdict import Verdict
+from runner.workloads.connections.client import ClientReport
 
 # Verdict codes of this workload's own (runner.verdict.CODES has the server's).
 CODES = {

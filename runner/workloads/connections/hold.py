@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from runner.connections.client import ClientReport, LoadClient
+from runner.workloads.connections.client import ClientReport, LoadClient
 
 
 class Hold:

@@ -1,17 +1,17 @@
 """What one connections run needs beyond a sleep run's: a port, descriptors, a client, a timeout.
 
 runner.execute calls plan() for a variant whose workload is connections, measures the server
-with plan.hold as its companion, and judges with runner.connections.judge.
+with plan.hold as its companion, and judges with runner.workloads.connections.judge.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runner.connections.client import LoadClient
-from runner.connections.fds import Descriptors, for_connections
-from runner.connections.hold import Hold
-from runner.connections.port import free_port
+from runner.workloads.connections.client import LoadClient
+from runner.workloads.connections.fds import Descriptors, for_connections
+from runner.workloads.connections.hold import Hold
+from runner.workloads.connections.port import free_port
 
 CONNECT_RATE = 2000  # connections per second the default timeout allows for (the slowest servers)
 
