@@ -1,6 +1,6 @@
 """Run every (variant, N, repeat) cell, one at a time, through the measurement core.
 
-Each run is judged (runner.verdict.classify) and appended to the results directory the moment it
+Each run is judged (runner.judge.verdict.classify) and appended to the results directory the moment it
 ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
 A torn last record a crash left is moved aside before anything is appended (its cell is then
 missing, so --resume runs it again); a write that fails (disk full) raises ResultsWriteError with
@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import tasks, verdict, workloads
+from runner import tasks, workloads
 from runner.execute import context, execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
+from runner.judge import verdict
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
@@ -82,9 +83,16 @@ def runnable(opts: SweepOptions) -> list[tasks.Variant]:
     return [v.under(opts.workload) for v in opts.variants if opts.workload in v.has]
 
 
-def skipped(opts: SweepOptions) -> list[str]:
-    """Variants the sweep does not run: their manifest has no table for its workload."""
-    return [v.name for v in opts.variants if opts.workload not in v.has]
+def skipped(opts: SweepOptions, refuse_all: bool = False) -> list[str]:
+    """Variants the sweep does not run: their manifest has no table for its workload. refuse_all:
+    a ValueError when that is every variant chosen (a sweep of nothing is a mistake)."""
+    names = [v.name for v in opts.variants if opts.workload not in v.has]
+    if refuse_all and names and len(names) == len(opts.variants):
+        raise ValueError(
+            f"no variant selected has the {opts.workload} workload "
+            f"([variant.workloads.{opts.workload}] in its task.toml): {', '.join(names)}"
+        )
+    return names
 
 
 def cells(opts: SweepOptions) -> list[Cell]:

@@ -7,10 +7,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from runner import tasks, verdict
+from runner import tasks
 from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.execute import execute, unrunnable_record
+from runner.judge import verdict
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
 from runner.workloads import DEFAULT, get

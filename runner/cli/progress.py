@@ -8,6 +8,7 @@ import time
 import click
 
 from runner import workloads
+from runner.cli.app import err
 from runner.measure import Sample
 from runner.results.record import RunRecord
 from runner.sweep import Cell, Progress
@@ -75,3 +76,26 @@ class SweepPrinter:
             f"{record.verdict:<7} ({ready}, wall {r.wall_s if r else 0:.1f} s)  "
             f"ETA {_duration(eta)}{detail}"
         )
+
+
+def capacity_progress():  # type: ignore[no-untyped-def]
+    """The search's progress on stderr: each probe, then each (variant, budget) answer with its cost."""
+    from runner.capacity import CapacityProgress
+    from runner.results.workloads import noun
+    from runner.show.tables.capacity import band_text, budget_label, cost_line
+
+    def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
+        what = "valid" if ok else f"{record.verdict}: {record.reason}"
+        err(f"  {variant} in {budget_label(budget)}: N={record.n:,} {what}"[:160])
+
+    def on_result(result, i: int, total: int) -> None:  # type: ignore[no-untyped-def]
+        row = result.to_json()
+        band = band_text(row)
+        then = f"then {result.stopped_by}" if result.stopped_by else "none failed up to the ceiling"
+        err(
+            f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
+            f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
+            f"({result.probes} probes; {then}; {cost_line(row)})"
+        )
+
+    return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)

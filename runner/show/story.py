@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
+from runner.judge.diagnose import Diagnosis, creation_start, diagnose_run, live, rounded
+from runner.judge.overlap import HELD, hold_ratio, hold_window_end, timing_proves_overlap
 from runner.limits import futex
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.measure.result import Sample
-from runner.overlap import HELD, hold_ratio, hold_window_end, timing_proves_overlap
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.figures.timeline import end_label
@@ -147,7 +147,7 @@ def _turnover(case: Case) -> str | None:
 
 
 def _overlap_lines(case: Case) -> list[str]:
-    """What proves from outside that the N waits overlapped (runner.overlap): the run's timing, and
+    """What proves from outside that the N waits overlapped (runner.judge.overlap): the run's timing, and
     whether memory held still from `ready` until the first wait could end. Read from the timeline,
     so rows stored before memrun recorded the ratio get it too."""
     record, r = case.record, case.record.result
@@ -268,3 +268,35 @@ def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample
         return []
     head = f"{'variant':<20} {'N':>10} {'ready s':>8} {'wall s':>8} {'sleep':>6} {'overlap proof':<15} hold"
     return [head, *rows]
+
+
+def sweep_failures(out: Any, sweep_id: str) -> list[str]:
+    """The end-of-sweep summary of a results directory (runner.results.ResultsDir): each cell of
+    this sweep without a figure, its cause, and the `memrun inspect` command that tells its story."""
+    from runner.results import ResultsError
+
+    try:
+        rows = [RunRecord.from_json(row) for row in out.existing_rows() if row.get("sweep_id") == sweep_id]
+    except (KeyError, TypeError, ResultsError):
+        return []
+    return sweep_summary(rows, out.path)
+
+
+def sweep_ended(end: dict[str, Any], out: Any) -> list[str]:
+    """What `memrun sweep` prints when it is done: the cells, its time against the programs' own,
+    where the results are and what to run next, then every cell without a figure (sweep_failures)."""
+    ratio = end["total_wall_s"] / end["programs_wall_s"] if end["programs_wall_s"] else float("nan")
+    done = (
+        f"done: {end['cells_run']} cell(s) in {end['total_wall_s']:.0f} s "
+        f"(programs' own wall time {end['programs_wall_s']:.0f} s, ratio {ratio:.3f}); "
+        f"results in {out.path}; next: memrun report {out.path}  /  memrun plot {out.path}"
+    )
+    return [done, *sweep_failures(out, end["sweep_id"])]
+
+
+def write_failed(e: Any, out: Any) -> str:
+    """A sweep stopped by a failed append (runner.results.ResultsWriteError: a full disk): what is
+    kept, and how to go on."""
+    n = out.runs_added
+    kept = "no run had finished" if not n else f"the {n} finished run{'s are' if n > 1 else ' is'} kept"
+    return f"sweep stopped: {e}; {kept}; {e.remedy}, then run the same command with --resume"

@@ -46,7 +46,7 @@ class Workload:
     package: str = ""
     # When each unit's wait begins: at the fork (tasks that sleep from their start, so none can end
     # before the sleep after the fork) or at `ready` (a client holds connections for the sleep from
-    # then on). Decides the window in which memory must hold still (runner.overlap).
+    # then on). Decides the window in which memory must hold still (runner.judge.overlap).
     holds_after_ready: bool = False
     # Each unit holds a file descriptor: memrun sets the run's RLIMIT_NOFILE for N, and the
     # predictions count descriptors, ports and conntrack entries.

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from runner import overlap, tasks
+from runner import tasks
+from runner.judge import overlap
 from runner.measure import MIB, measure
 from tests.support.process import require
 

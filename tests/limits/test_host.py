@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runner import tasks, verdict
+from runner import tasks
+from runner.judge import verdict
 from runner.limits import host
 from tests.support.here import HERE, RUST
 from tests.support.runs import RUST_PANIC, failed

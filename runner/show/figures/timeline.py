@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from runner.diagnose import MIN_RISE, Diagnosis, cpu_rates, creation_start, live, net_rates
+from runner.judge.diagnose import MIN_RISE, Diagnosis, cpu_rates, creation_start, live, net_rates
 from runner.limits.host import Limits, int_value
 from runner.limits.predict import need, thread_capacities
 from runner.measure.result import Sample

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from runner import verdict
+from runner.judge import verdict
+from runner.judge.verdict import Verdict
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
-from runner.verdict import Verdict
 from runner.workloads.connections.client import ClientReport
 
-# Verdict codes of this workload's own (runner.verdict.CODES has the server's).
+# Verdict codes of this workload's own (runner.judge.verdict.CODES has the server's).
 CODES = {
     "client-failed": "memrun's load client could not start or report",
     "connect-failed": "the client could not open N connections",

@@ -6,8 +6,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from runner import verdict
 from runner.execute import Execution, command, default_timeout
+from runner.judge import verdict
 from runner.measure import Sample, measure
 from runner.tasks import Variant
 from runner.workloads.base import Workload

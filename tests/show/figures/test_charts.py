@@ -74,7 +74,7 @@ def test_bars_flag_spread_and_longer_sleep(figures):
 
 
 def test_bars_sorted_smallest_first_with_stubs_last(runs):
-    ctx = plot._context(runs, SWEEPS, "peak_rss")
+    ctx = plot.context(runs, SWEEPS, "peak_rss")
     with plt.rc_context(plot.STYLE):
         fig = plot._bar_chart(ctx, 100_000)
     ax = fig.axes[0]
@@ -89,7 +89,7 @@ def test_bars_sorted_smallest_first_with_stubs_last(runs):
 
 
 def test_loglog_plots_valid_cells_only(runs, figures):
-    ctx = plot._context(runs, SWEEPS, "peak_rss")
+    ctx = plot.context(runs, SWEEPS, "peak_rss")
     with plt.rc_context(plot.STYLE):
         fig = plot._loglog_chart(ctx)
     lines = {c.get_label(): c.lines[0] for c in fig.axes[0].containers}

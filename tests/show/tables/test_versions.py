@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from runner.analysis import versions as axes
-from runner.results.store import load_sweeps
+from runner.results.load import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.tables import versions
 from tests.support.crafted import write_results

@@ -1,4 +1,4 @@
-"""runner.diagnose on synthetic timelines (a plateau at a limit, a plateau below every limit, a
+"""runner.judge.diagnose on synthetic timelines (a plateau at a limit, a plateau below every limit, a
 collapse of thread creation, and the shapes that must not be mistaken for either), then on real
 runs of a probe that stops creating threads and of one whose creation slows down."""
 
@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from runner import verdict
-from runner.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
+from runner.judge import verdict
+from runner.judge.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
 from runner.measure import Sample, measure
 from tests.support.here import HERE, JAVA, RUST
 from tests.support.process import probe

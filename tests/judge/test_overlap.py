@@ -1,12 +1,13 @@
-"""runner.overlap, and the verdict rules built on it: what proves from outside that a run's N
+"""runner.judge.overlap, and the verdict rules built on it: what proves from outside that a run's N
 waits overlapped. The end-to-end cases run the fake program of known cost under the real core."""
 
 from __future__ import annotations
 
 import pytest
 
-from runner import overlap, tasks, verdict
+from runner import tasks
 from runner.execute import execute
+from runner.judge import overlap, verdict
 from runner.measure import Sample
 from tests.support.cli import FIXTURE_TASKS
 from tests.support.here import HERE

@@ -1,51 +1,22 @@
-"""Every rule that judges a run: valid (a figure), invalid (ran, but proves nothing) or failed, why,
-and what to do. Only a run that printed `ready N` in time and exited 0 measured N live tasks.
-
-Generic rules live here (could it start, timeout, signal, OOM kill, the limits arithmetic that
-names which kernel limit a thread count reached, which descriptor limit a run ran out of). What a
-runtime prints when it fails lives in its manifest's failure table (tasks/*/task.toml,
-`[[failure]]`): this module never names a runtime, and knows only the OS's own words.
+"""The rules that judge a run, each a function of the run that returns a Verdict or None, tried in
+runner.judge.verdict.RULES' order. Generic only: could it start, a timeout, a signal, an OOM kill,
+the limits arithmetic that names which kernel limit a thread count reached and which descriptor
+limit a run ran out of, and the run's own proof of `ready`. The OS's own words are known here; a
+runtime's are matched from its manifest's failure table.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
 
-from runner.diagnose import diagnose_run
-from runner.limits import files, futex
+from runner.judge.run import Verdict, _Run, message_line
+from runner.limits import files
 from runner.limits.hit import round_up
-from runner.limits.host import HEADROOM, LABELS, NEAR, Limits, int_value, read_limits
+from runner.limits.host import HEADROOM, LABELS, NEAR, int_value
 from runner.limits.predict import predict, thread_capacities
-from runner.measure.result import RunResult
-from runner.overlap import timing_proves_overlap
-from runner.tasks.manifest import Failure
-from runner.tasks.template import TemplateError, expand
 from runner.units import MIB, size
-from runner.workloads import DEFAULT, get
-
-# The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
-CODES = {
-    "ok": "valid: `ready N` in time, exit 0",
-    "not-started": "the program could not be started",
-    "toolchain-missing": "a tool the variant needs is not installed",
-    "build-failed": "the build failed",
-    "interrupted": "stopped by the user",
-    "timeout": "killed at the timeout",
-    "thread-limit": "the OS refused a thread: a kernel or process limit (named in the reason)",
-    "fd-limit": "out of file descriptors: the run's RLIMIT_NOFILE (EMFILE) or fs.file-max (ENFILE)",
-    "out-of-memory": "killed by the OOM killer or the runtime said it ran out of memory",
-    "does-not-fit": "not run: what N needs (from earlier runs) is more than the memory cap",
-    "signal": "killed by a signal",
-    "exit": "exited non-zero",
-    "no-ready": "exit 0 without a `ready N` line",
-    "ready-mismatch": "`ready M` with M different from N",
-    "spawn-outlasted-sleep": "the N tasks were never all alive at once",
-    "ended-before-sleep": "the run ended before its sleep could: its tasks did not wait",
-}
+from runner.workloads import get
 
 # What the OS itself says when it refuses a thread, whatever the runtime: clone() -> EAGAIN (PIDs,
 # threads-max, RLIMIT_NPROC, pids.max), and an mmap of a stack or its guard -> ENOMEM.
@@ -57,81 +28,6 @@ FD_FAILURE = re.compile(r"Too many open files")
 # Once a run is known to be out of descriptors, which limit: the system-wide one shows as ENFILE's
 # strerror (in any case: some runtimes lower it) or the errno's own name.
 SYSTEM_WIDE = re.compile(r"too many open files in system|\bENFILE\b", re.IGNORECASE)
-# stderr lines that are not the message: stack frames, backtrace headers, hints
-NOISE = re.compile(r"^\s|^note:|^stack backtrace:|^\[0x[0-9a-f]+\]|^$")  # [0x…]: a frame address
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether one run's figure can be published, and if not, why and what to do."""
-
-    verdict: Literal["valid", "invalid", "failed"]
-    code: str  # short machine code, e.g. "thread-limit"
-    reason: str  # one line
-    remedy: str | None  # one line, or None
-    # A valid run: whether its own timing proves the N waits overlapped (wall < 2 x sleep,
-    # runner.overlap), or the figure rests on the program's `ready` proof alone (False).
-    overlap_by_timing: bool | None = None
-
-    @property
-    def valid(self) -> bool:
-        return self.verdict == "valid"
-
-
-@dataclass(frozen=True)
-class _Run:
-    """What every rule needs, computed once."""
-
-    result: RunResult
-    n: int
-    sleep_s: float
-    per_task: dict
-    limits: Limits
-    failures: Sequence[Failure] = field(default_factory=tuple)
-    workload: str = DEFAULT
-
-    @property
-    def stderr(self) -> str:
-        """The program's messages: stderr, plus stray stdout (the JVM warns there)."""
-        return "\n".join([*self.result.stderr_tail, *self.result.stdout_tail])
-
-    @property
-    def threads(self) -> int:
-        """Most threads seen: the figure that tells which limit stopped the run."""
-        timeline = max((s.threads for s in self.result.timeline), default=0)
-        return max(self.result.threads_max, timeline)
-
-    def matched(self, means: str) -> Failure | None:
-        """The first manifest failure pattern with this meaning that the program's messages show."""
-        text = self.stderr
-        return next((f for f in self.failures if f.means == means and f.pattern.search(text)), None)
-
-    def fill(self, template: str | None) -> str | None:
-        """A manifest reason or remedy with {n}, {sleep}, {threads}, {message} and arithmetic filled."""
-        if template is None:
-            return None
-        values = {
-            "n": str(self.n),
-            "sleep": f"{self.sleep_s:g}",
-            "threads": f"{self.threads:,}",
-            "message": message_line(self.result.stderr_tail) or message_line(self.result.stdout_tail),
-        }
-        try:
-            return expand(template, values)
-        except TemplateError:
-            return template
-
-
-def message_line(stderr_tail: list[str]) -> str:
-    """The line of stderr that says what went wrong, skipping stack frames and hints.
-
-    Rust ends with "note: ... RUST_BACKTRACE", Java and Elixir with stack frames; the message is
-    the last line that is neither.
-    """
-    for line in reversed(stderr_tail):
-        if not NOISE.match(line):
-            return line.strip()[:200]
-    return next((line.strip()[:200] for line in reversed(stderr_tail) if line.strip()), "")
 
 
 def _limits_reached(run: _Run) -> list[tuple[str, str]]:
@@ -164,7 +60,7 @@ def _thread_remedy(run: _Run, keys: list[str]) -> str:
     return "; ".join(parts) or f"see `memrun limits --n {run.n}`"
 
 
-def _not_started(run: _Run) -> Verdict | None:
+def not_started(run: _Run) -> Verdict | None:
     if not run.result.error:
         return None
     return Verdict(
@@ -175,7 +71,7 @@ def _not_started(run: _Run) -> Verdict | None:
     )
 
 
-def _interrupted(run: _Run) -> Verdict | None:
+def interrupted(run: _Run) -> Verdict | None:
     if not run.result.interrupted:
         return None
     return Verdict("failed", "interrupted", "interrupted by the user (Ctrl-C)", None)
@@ -184,7 +80,7 @@ def _interrupted(run: _Run) -> Verdict | None:
 CAP_NEAR = 0.95  # a failed run whose cgroup peak came this close to its cap was stopped by it
 
 
-def _capped(run: _Run) -> Verdict | None:
+def capped(run: _Run) -> Verdict | None:
     """The run's own memory cap stopped it: OOM-killed in its cgroup, or allocations (thread stacks,
     kernel memory) refused at the cap so it failed or stalled. Checked before the thread and
     timeout rules, because at the cap their symptoms are only consequences."""
@@ -220,7 +116,7 @@ def _run_nofile(run: _Run) -> tuple[int | None, str]:
     return int_value(run.limits, "nofile_soft"), "inherited from memrun"
 
 
-def _fd_limit(run: _Run) -> Verdict | None:
+def fd_limit(run: _Run) -> Verdict | None:
     """Out of file descriptors: EMFILE (the run's RLIMIT_NOFILE) or ENFILE (fs.file-max).
 
     Checked before the timeout: a server whose accept() keeps failing with EMFILE never says
@@ -270,7 +166,7 @@ def _count(value: int | None) -> str:
     return "unreadable" if value is None else f"{value:,}"
 
 
-def _not_ready_in_time(run: _Run) -> Verdict | None:
+def not_ready_in_time(run: _Run) -> Verdict | None:
     """Stopped at its readiness deadline (capacity probes): no `ready N` within the sleep, so the
     N tasks were not all alive at once, whatever would have followed."""
     r = run.result
@@ -285,7 +181,7 @@ def _not_ready_in_time(run: _Run) -> Verdict | None:
     )
 
 
-def _timed_out(run: _Run) -> Verdict | None:
+def timed_out(run: _Run) -> Verdict | None:
     r = run.result
     if not r.timed_out:
         return None
@@ -300,7 +196,7 @@ def _timed_out(run: _Run) -> Verdict | None:
     return Verdict("failed", "timeout", reason, remedy)
 
 
-def _runtime_limit(run: _Run) -> Verdict | None:
+def runtime_limit(run: _Run) -> Verdict | None:
     """A limit of the runtime itself, as its manifest describes it (reason and remedy templates)."""
     found = run.matched("runtime-limit")
     if found is None:
@@ -308,7 +204,7 @@ def _runtime_limit(run: _Run) -> Verdict | None:
     return Verdict("failed", found.code, run.fill(found.reason) or found.code, run.fill(found.remedy))
 
 
-def _thread_limit(run: _Run) -> Verdict | None:
+def thread_limit(run: _Run) -> Verdict | None:
     r = run.result
     found = run.matched("thread-limit")
     if r.exit_code == 0 or not (found or THREAD_FAILURE.search(run.stderr)):
@@ -331,7 +227,7 @@ def _thread_limit(run: _Run) -> Verdict | None:
     return Verdict("failed", found.code if found else "thread-limit", reason, remedy)
 
 
-def _out_of_memory(run: _Run) -> Verdict | None:
+def out_of_memory(run: _Run) -> Verdict | None:
     r = run.result
     peak = max(r.cgroup_peak or 0, r.peak_rss or 0)
     # the tightest bound the run had: its own cap, memrun's cgroup's limit, or the machine
@@ -355,7 +251,7 @@ def _out_of_memory(run: _Run) -> Verdict | None:
     return Verdict("failed", found.code if found else "out-of-memory", reason, remedy)
 
 
-def _signal(run: _Run) -> Verdict | None:
+def signal(run: _Run) -> Verdict | None:
     r = run.result
     if not r.signal:
         return None
@@ -364,7 +260,7 @@ def _signal(run: _Run) -> Verdict | None:
     return Verdict("failed", "signal", f"crashed by {r.signal}{hint}" + (f": {last}" if last else ""), None)
 
 
-def _nonzero_exit(run: _Run) -> Verdict | None:
+def nonzero_exit(run: _Run) -> Verdict | None:
     r = run.result
     if r.exit_code == 0:
         return None
@@ -372,7 +268,7 @@ def _nonzero_exit(run: _Run) -> Verdict | None:
     return Verdict("failed", "exit", f"exit {r.exit_code}" + (f": {last}" if last else ""), None)
 
 
-def _no_ready(run: _Run) -> Verdict | None:
+def no_ready(run: _Run) -> Verdict | None:
     if run.result.ready_n is not None:
         return None
     return Verdict(
@@ -383,7 +279,7 @@ def _no_ready(run: _Run) -> Verdict | None:
     )
 
 
-def _ready_mismatch(run: _Run) -> Verdict | None:
+def ready_mismatch(run: _Run) -> Verdict | None:
     if run.result.ready_n == run.n:
         return None
     return Verdict(
@@ -394,7 +290,7 @@ def _ready_mismatch(run: _Run) -> Verdict | None:
     )
 
 
-def _ended_before_sleep(run: _Run) -> Verdict | None:
+def ended_before_sleep(run: _Run) -> Verdict | None:
     """Exit 0 and `ready N`, but sooner than the sleep: no task can have slept it, so whatever
     `ready` claimed, the tasks did not wait (a program that prints and exits at once)."""
     r = run.result
@@ -409,7 +305,7 @@ def _ended_before_sleep(run: _Run) -> Verdict | None:
     )
 
 
-def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
+def spawn_outlasted_sleep(run: _Run) -> Verdict | None:
     spawn = run.result.ready_s
     if spawn is None or spawn <= run.sleep_s:
         return None
@@ -434,93 +330,3 @@ def _spawn_outlasted_sleep(run: _Run) -> Verdict | None:
         )
         remedy = f"--raise-limits (root), then --sleep {math.ceil(2 * spawn)}"
     return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
-
-
-def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
-    """The cause the timeline shows (runner.diagnose), added to the reason of a run without a
-    figure: a timeout or a late `ready` says nothing about why. Not repeated when the reason
-    already names the limit; stored rows have no timeline and are left as they are."""
-    r = run.result
-    found = (
-        None if judged.valid else diagnose_run(r, r.timeline, run.n, run.sleep_s, run.per_task, run.limits)
-    )
-    if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
-        return judged
-    remedy = judged.remedy
-    if found.cause == "futex-hash":
-        remedy = futex.remedy(run.n * int(run.per_task.get("threads", 1) or 1), remedy)
-    return replace(judged, reason=f"{judged.reason}; {found.text}", remedy=remedy)
-
-
-RULES: list[Callable[[_Run], Verdict | None]] = [
-    _not_started,
-    _interrupted,
-    _capped,
-    _fd_limit,
-    _not_ready_in_time,
-    _timed_out,
-    _runtime_limit,
-    _thread_limit,
-    _out_of_memory,
-    _signal,
-    _nonzero_exit,
-    _no_ready,
-    _ready_mismatch,
-    _ended_before_sleep,
-    _spawn_outlasted_sleep,
-]
-
-
-def classify(
-    result: RunResult,
-    n: int,
-    sleep_s: float,
-    per_task: dict | None = None,
-    limits: Limits | None = None,
-    failures: Sequence[Failure] = (),
-    workload: str = DEFAULT,
-) -> Verdict:
-    """Judge one run: only a run that printed `ready N` in time and exited 0 measured N live tasks.
-
-    The first rule that matches decides, most fundamental first (could it start, did it end, why
-    did it fail), so a failure is never reported as the weaker "invalid". limits default to the
-    ones in force now, which are the ones the run had unless they were changed in between.
-    failures are the variant's manifest failure patterns (Variant.failures); workload is the one the
-    run ran (Variant.workload), which decides the descriptors its program had.
-    """
-    limits = read_limits() if limits is None else limits
-    run = _Run(result, n, sleep_s, per_task or {}, limits, failures, workload)
-    for rule in RULES:
-        verdict = rule(run)
-        if verdict is not None:
-            return _with_timeline(run, verdict)
-    return Verdict(
-        "valid",
-        "ok",
-        f"`ready {n}` after {result.ready_s:.2f} s, within the {sleep_s:g} s sleep",
-        None,
-        overlap_by_timing=timing_proves_overlap(result.wall_s, sleep_s),
-    )
-
-
-def toolchain_missing(variant: str, problems: list[str]) -> Verdict:
-    return Verdict(
-        "failed",
-        "toolchain-missing",
-        "toolchain missing: " + "; ".join(problems),
-        f"memrun doctor {variant}  (then memrun setup)",
-    )
-
-
-def build_failed(variant: str, error: str) -> Verdict:
-    return Verdict("failed", "build-failed", error, f"memrun build {variant}")
-
-
-def does_not_fit(n: int, need: str, cap: int) -> Verdict:
-    """A cell not run because what it needs, estimated from earlier results, exceeds the cap."""
-    return Verdict(
-        "failed",
-        "does-not-fit",
-        f"does not fit in this machine's memory: {n:,} tasks need {need}, cap {size(cap)}",
-        "run fewer tasks, or on a machine with more memory (or raise --memory-cap, at the host's risk)",
-    )

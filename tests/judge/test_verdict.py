@@ -1,4 +1,4 @@
-"""runner.verdict: judging runs, with each runtime's failure messages taken from its manifest.
+"""runner.judge.verdict: judging runs, with each runtime's failure messages taken from its manifest.
 
 The stderr lines below were copied from real failures on the development machine (Linux 6.18,
 Rust 1.9x, Temurin JDK 25, Elixir 1.14 / OTP 25), each produced as noted beside it.
@@ -12,7 +12,8 @@ import shutil
 
 import pytest
 
-from runner import tasks, verdict
+from runner import tasks
+from runner.judge import verdict
 from runner.limits import read_limits
 from runner.measure import Sample, measure
 from runner.paths import BUILD_DIR
