@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import fingerprint, hostinfo, tasks, workloads
+from runner import fingerprint, hostinfo, tasks
+from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample

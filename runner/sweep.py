@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import tasks, workloads
+from runner import tasks
+from runner import workload as workloads
 from runner.execute import context, execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.judge import verdict

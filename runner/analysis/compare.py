@@ -30,7 +30,7 @@ from runner.results.groups import Group, groups, identity_words, version_changes
 from runner.results.summary import cell_values, load_runs, summarize
 from runner.significance.rule import LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
 from runner.units import MB, mb
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 FORMATS = ("md", "csv", "json")
 LOST, GAINED, NEITHER = "no figure in OTHER", "no figure in BASE", "no figure in either"

@@ -12,7 +12,7 @@ from runner.analysis.values import check_metric, num
 from runner.results import workloads
 from runner.results.summary import summarize
 from runner.units import KIB, MB
-from runner.workloads import get
+from runner.workload import get
 
 
 def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from runner.execute import execute, unrunnable_record
 from runner.judge import verdict
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 from runner.workloads.connections import DEFAULT_BUFFER
 
 if TYPE_CHECKING:

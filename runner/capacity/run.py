@@ -33,7 +33,7 @@ from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
-from runner.workloads import get
+from runner.workload import get
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit

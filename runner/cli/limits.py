@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from runner import workloads
+from runner import workload as workloads
 from runner.cli.app import InputError, main, select_variants
 from runner.inputs import parse_n
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from runner import workloads
+from runner import workload as workloads
 from runner.inputs import parse_size
 
 

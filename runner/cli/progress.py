@@ -7,7 +7,7 @@ import time
 
 import click
 
-from runner import workloads
+from runner import workload as workloads
 from runner.cli.app import err
 from runner.measure import Sample
 from runner.results.record import RunRecord

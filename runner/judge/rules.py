@@ -16,7 +16,7 @@ from runner.limits.hit import round_up
 from runner.limits.host import HEADROOM, LABELS, NEAR, int_value
 from runner.limits.predict import predict, thread_capacities
 from runner.units import MIB, size
-from runner.workloads import get
+from runner.workload import get
 
 # What the OS itself says when it refuses a thread, whatever the runtime: clone() -> EAGAIN (PIDs,
 # threads-max, RLIMIT_NPROC, pids.max), and an mmap of a stack or its guard -> ENOMEM.

@@ -13,7 +13,7 @@ from runner.limits.host import Limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.tasks.template import TemplateError, expand
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 # The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
 CODES = {

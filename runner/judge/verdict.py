@@ -23,7 +23,7 @@ from runner.limits.host import LABELS, Limits, read_limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.units import size
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 
 def _with_timeline(run: _Run, judged: Verdict) -> Verdict:

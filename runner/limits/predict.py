@@ -23,7 +23,7 @@ from runner.limits.host import (
     Limits,
     int_value,
 )
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 
 
 def need(per_task: dict, key: str) -> int:

@@ -36,7 +36,7 @@ from runner.limits.sockets import with_conntrack_probe
 from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
 from runner.signals import sigterm_raises
 from runner.tasks.manifest import Variant
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 
 
 class NotRootError(PermissionError):

@@ -14,7 +14,7 @@ from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import need
 from runner.results.record import RunRecord
 from runner.units import KIB, size
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 METRICS_BY_PREFERENCE = ("cgroup_peak", "peak_rss")  # the cgroup peak counts kernel memory
 

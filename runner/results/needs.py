@@ -15,7 +15,7 @@ from runner.limits.predict import need
 from runner.results import cost
 from runner.results.record import RunRecord
 from runner.units import size
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 
 def thread_need(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 
 if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read of() without it
     import pandas as pd

@@ -11,7 +11,7 @@ from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.tasks import Variant
 from runner.units import count, size
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 
 
 def _per_task_text(per_task: dict) -> str:

@@ -25,7 +25,7 @@ from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.figures.timeline import end_label
 from runner.units import mb, size
-from runner.workloads import get, is_default
+from runner.workload import get, is_default
 
 
 @dataclass

@@ -17,7 +17,7 @@ from runner.analysis.values import short as short
 from runner.analysis.values import variant_info as variant_info
 from runner.results.record import METRICS
 from runner.units import KIB
-from runner.workloads import get
+from runner.workload import get
 
 DAGGER = "†"
 

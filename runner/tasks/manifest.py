@@ -34,9 +34,9 @@ from runner.tasks.parse import (
 )
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
-from runner.workloads import DEFAULT as DEFAULT_WORKLOAD
-from runner.workloads import is_default
-from runner.workloads import names as workload_names
+from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import is_default
+from runner.workload import names as workload_names
 
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")

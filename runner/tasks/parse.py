@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.tasks.template import TemplateError, check
-from runner.workloads import DEFAULT as DEFAULT_WORKLOAD
-from runner.workloads import is_default
-from runner.workloads import names as workload_names
+from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import is_default
+from runner.workload import names as workload_names
 
 PER_TASK_KEYS = {"threads", "maps", "stack_kib"}  # [variant.per_task], read by runner.limits
 # What a [[failure]] pattern can mean; runner.judge.verdict turns each into a verdict.

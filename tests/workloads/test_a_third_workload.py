@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from runner import tasks, workloads
+from runner import tasks
+from runner import workload as workloads
 from runner.inputs import SleepSpec
 from runner.results import ResultsDir, load_sweeps
 from runner.results.summary import load_runs
@@ -19,7 +20,7 @@ from runner.show.exports.htmlpage import page
 from runner.show.figures.charts import plot_results
 from runner.show.tables.report import render
 from runner.sweep import SweepOptions, run_sweep
-from runner.workloads import Words, Workload
+from runner.workload import Words, Workload
 
 KIB_EACH = 16
 

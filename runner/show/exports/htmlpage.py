@@ -28,7 +28,7 @@ from runner.show.figures.style import svg_text
 from runner.show.tables import labelled
 from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num
 from runner.units import count, size
-from runner.workloads import DEFAULT, get
+from runner.workload import DEFAULT, get
 
 STYLE = """
 body { font: 15px/1.5 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #222; margin: 0;

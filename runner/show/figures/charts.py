@@ -50,7 +50,7 @@ from runner.show.text import (
     unusual_sleep,
 )
 from runner.units import MB
-from runner.workloads import get
+from runner.workload import get
 
 
 def plot_results(

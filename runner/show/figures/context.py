@@ -26,7 +26,7 @@ from runner.show.text import (
     usual_sleep,
     variant_info,
 )
-from runner.workloads import DEFAULT
+from runner.workload import DEFAULT
 
 WIDTH = 11.0  # inches: room for 10 variant names, a bar and a 40-character reason
 

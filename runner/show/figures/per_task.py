@@ -25,7 +25,7 @@ from runner.show.text import (
     unusual_sleep,
 )
 from runner.units import KIB
-from runner.workloads import get
+from runner.workload import get
 
 
 def per_task_chart(ctx: Context) -> Figure | None:

@@ -32,7 +32,7 @@ from runner.show.text import (
     variant_info,
 )
 from runner.units import mb
-from runner.workloads import get
+from runner.workload import get
 
 FORMATS = ("md", "csv", "json")
 

@@ -11,10 +11,9 @@ This module only describes the workload, so that every layer can ask it without 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from runner.workloads.base import Words, Workload
+from runner.workload import Words, Workload, register
 
 DEFAULT_BUFFER = 1024  # bytes each connection's task reads into (the `{buffer}` placeholder)
 
@@ -67,25 +66,5 @@ class Connections(Workload):
         fit = for_connections(n)
         return ("fd-limit", f"not run: {fit.problem}", fit.remedy) if fit.problem else None
 
-    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        """The cgroup's kernel part per connection, and the load client's medians."""
-        from runner.units import KIB
 
-        cells = importlib.import_module("runner.analysis.connections")  # the cells' analysis
-        kernel, client = cells.kernel_cells(runs), cells.client_cells(runs)
-        out: dict[tuple[str, int], dict[str, Any]] = {}
-        for key in {*kernel, *client}:
-            k, c = kernel.get(key, {}), client.get(key, {})
-            per = k.get("per_task")
-            out[key] = {
-                "kernel_median_bytes": k.get("median"),
-                "kernel_per_task_bytes": per,
-                "kernel_per_task_kib": None if per is None else per / KIB,
-                "client_peak_bytes": c.get("client_peak"),
-                "client_cpu_s": c.get("client_cpu_s"),
-                "client_connect_s": c.get("client_connect_s"),
-            }
-        return out
-
-
-CONNECTIONS = Connections()
+CONNECTIONS = register(Connections())

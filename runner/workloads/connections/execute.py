@@ -10,7 +10,7 @@ from collections.abc import Callable
 from runner.execute import Execution, command
 from runner.measure import Sample, measure
 from runner.tasks import Variant
-from runner.workloads.base import Workload
+from runner.workload import Workload
 from runner.workloads.connections import DEFAULT_BUFFER, judge, run
 
 

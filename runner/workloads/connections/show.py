@@ -1,4 +1,5 @@
-"""What the connections workload adds to the report's table and figures: its legend (user and kernel
+"""What the connections workload adds to the report's records, table and figures: its columns
+(kernel memory per connection, the load client's cost), its legend (user and kernel
 memory per connection, `ready` as the time to accept and read N), the heading's words, the load
 client's table under it, and the per-connection figure (user and kernel parts stacked).
 
@@ -12,12 +13,32 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from runner.analysis.connections import kernel_cells
+from runner.analysis.connections import client_cells, kernel_cells
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
 from runner.show.figures.connections import per_connection_chart
 from runner.show.tables.connections import client_table
 from runner.show.text import sleep_note
+from runner.units import KIB
+
+
+def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
+    """Per (variant, N), the columns its report records add: the cgroup's kernel part per
+    connection, and the load client's medians."""
+    kernel, client = kernel_cells(runs), client_cells(runs)
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for key in {*kernel, *client}:
+        k, c = kernel.get(key, {}), client.get(key, {})
+        per = k.get("per_task")
+        out[key] = {
+            "kernel_median_bytes": k.get("median"),
+            "kernel_per_task_bytes": per,
+            "kernel_per_task_kib": None if per is None else per / KIB,
+            "client_peak_bytes": c.get("client_peak"),
+            "client_cpu_s": c.get("client_cpu_s"),
+            "client_connect_s": c.get("client_connect_s"),
+        }
+    return out
 
 
 def legend(metric: str, summary: pd.DataFrame) -> str:

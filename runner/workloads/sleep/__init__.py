@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from runner.workloads.base import Words, Workload
+from runner.workload import Words, Workload, register
 
 
 class Sleep(Workload):
@@ -31,4 +31,4 @@ class Sleep(Workload):
         return ""  # the article's figures keep their names
 
 
-SLEEP = Sleep()
+SLEEP = register(Sleep())

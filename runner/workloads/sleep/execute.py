@@ -10,7 +10,7 @@ from runner.execute import Execution, command, default_timeout
 from runner.judge import verdict
 from runner.measure import Sample, measure
 from runner.tasks import Variant
-from runner.workloads.base import Workload
+from runner.workload import Workload
 
 
 def execute(

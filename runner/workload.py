@@ -1,7 +1,11 @@
-"""What a workload is: what the programs keep alive, N of them at once, and everything the rest of
-memrun asks about it. A workload is a type, not a branch: a module defines one (runner.workloads
-.sleep, .connections), the registry finds it by name, and no other module compares a workload with
-a name. Adding a workload is adding a module.
+"""What a workload is (what the programs keep alive, N of them at once, and everything the rest of
+memrun asks about it), and the registry that finds one by name. A workload is a type, not a
+branch: a package of runner.workloads defines one (sleep, connections), the registry loads it by
+name, and no other module compares a workload with a name. Adding a workload is adding a package
+(or a module that registers one).
+
+This module stays below everything that asks it: the registry imports the workloads' packages by
+name when first asked (as BenchExec loads a tool's module), never statically.
 
 A workload says
 - its words: what N counts ("tasks", "connections"), per one ("task", "conn"), in a title;
@@ -103,8 +107,51 @@ class Workload:
         return None
 
     def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        """Per (variant, N): the columns its report records add."""
-        return {}
+        """Per (variant, N): the columns its report records add (`<package>.show`'s extras())."""
+        shown = self.module("show")
+        return shown.extras(runs) if shown is not None and hasattr(shown, "extras") else {}
 
     def __repr__(self) -> str:
         return f"<workload {self.name}>"
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored before there were others
+BUILT_IN = (DEFAULT, "connections")  # packages of runner.workloads, loaded when first asked for
+_REGISTRY: dict[str, Workload] = {}
+
+
+def register(workload: Workload) -> Workload:
+    """Make a workload known by its name (a workload's package does this when it is imported)."""
+    _REGISTRY[workload.name] = workload
+    return workload
+
+
+def unregister(name: str) -> None:
+    """Forget a workload registered for a while (a test's)."""
+    if name not in BUILT_IN:
+        _REGISTRY.pop(name, None)
+
+
+def is_default(name: str | None) -> bool:
+    """Whether a name is the default workload's, or no name (a row from before workloads): the one
+    a variant's own `run` serves, where any other is a [variant.workloads.NAME] table."""
+    return not name or name == DEFAULT
+
+
+def names() -> tuple[str, ...]:
+    """Every known workload's name, the built-in ones first, the default first of all."""
+    return tuple(dict.fromkeys([*BUILT_IN, *_REGISTRY]))
+
+
+def get(name: str | None = None) -> Workload:
+    """The workload of that name; no name (a row stored before workloads existed) is the default.
+    An unknown name is a KeyError that lists the known ones."""
+    name = name or DEFAULT
+    if name not in _REGISTRY and name in BUILT_IN:
+        importlib.import_module(f"runner.workloads.{name}")  # registers itself
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown workload {name!r}; known: {', '.join(names())}") from None
