@@ -12,7 +12,7 @@ import pytest
 
 from runner.analysis import compare
 from runner.show.tables.compare import render
-from tests.support.cli import ROOT, one_line_error, run
+from tests.support.cli import ROOT, one_line_error, show
 from tests.support.crafted import write_results
 
 BASE = {
@@ -126,10 +126,10 @@ def test_one_run_a_side_cannot_call_noise_a_change(tmp_path):
     why = {(r.variant, r.n): r.evidence.why for r in result.rows}
     assert why[("java-virtual", 1_000_000)] == "1 run a side cannot show a 5 % change; --repeat 7 would"
     assert why[("rust-tokio", 1)] == "195 KiB is within the 512 KiB floor"
-    p = run("compare", str(base), str(other), tmp_path=tmp_path)
+    p = show("compare", str(base), str(other), tmp_path=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "2 too few runs, 3 not significant" in p.stdout
-    strict = run("compare", str(base), str(other), "--strict", tmp_path=tmp_path)
+    strict = show("compare", str(base), str(other), "--strict", tmp_path=tmp_path)
     assert strict.returncode == 1
 
 
@@ -141,8 +141,8 @@ def test_the_floor_keeps_a_small_wobble_from_counting_even_when_runs_differ(tmp_
     (row,) = compare.compare_dirs(base, other).rows
     assert row.evidence.test == "rank test" and row.evidence.p < 0.002  # the runs do differ…
     assert row.verdict == "not significant"  # …by 0.2 MB (+7 %), within the floor
-    assert run("compare", str(base), str(other), tmp_path=tmp_path).returncode == 0
-    no_floor = run("compare", str(base), str(other), "--floor", "0", tmp_path=tmp_path)
+    assert show("compare", str(base), str(other), tmp_path=tmp_path).returncode == 0
+    no_floor = show("compare", str(base), str(other), "--floor", "0", tmp_path=tmp_path)
     assert no_floor.returncode == 1 and "n 7+7 · p 0.00058 < 0.002 | **larger**" in no_floor.stdout
 
 
@@ -179,7 +179,7 @@ def test_a_side_whose_sweeps_ran_on_differing_machines_is_refused(tmp_path):
     write_results(base, "vm", {("go", 1): [2.4]}, sweep_id="x", fingerprint={**THP_ALWAYS, "thp": "never"})
     other = write_results(tmp_path / "b", "vm", {("go", 1): [2.2]}, sweep_id="s2")
     one_line_error(
-        run("compare", str(base), str(other), tmp_path=tmp_path),
+        show("compare", str(base), str(other), tmp_path=tmp_path),
         "holds runs of 2 labels (vm [transparent huge pages always], vm [transparent huge pages never])",
     )
 
@@ -214,7 +214,7 @@ def test_threshold_parsing(text, value):
 
 
 def test_cli_exits_1_on_a_regression_past_the_threshold(dirs, tmp_path):
-    p = run("compare", *map(str, dirs), tmp_path=tmp_path)
+    p = show("compare", *map(str, dirs), tmp_path=tmp_path)
     assert p.returncode == 1, p.stderr
     assert (
         "| go | 10k | 30.3 MB (30.1–30.4) | 33.0 MB (32.9–33.2) | 1.09× (+8.9%) "
@@ -223,12 +223,12 @@ def test_cli_exits_1_on_a_regression_past_the_threshold(dirs, tmp_path):
 
 
 def test_cli_exits_0_when_nothing_is_worse(dirs, tmp_path):
-    p = run("compare", *map(str, dirs), "--threshold", "10%", tmp_path=tmp_path)
+    p = show("compare", *map(str, dirs), "--threshold", "10%", tmp_path=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert (
         "0.81× (-18.7%) | n 3+3 · p 0.1 · 99 % intervals apart | **smaller**" in p.stdout
     )  # better: no failure
-    swapped = run("compare", str(dirs[1]), str(dirs[0]), "--threshold", "10%", tmp_path=tmp_path)
+    swapped = show("compare", str(dirs[1]), str(dirs[0]), "--threshold", "10%", tmp_path=tmp_path)
     assert (
         swapped.returncode == 1
         and "1.23× (+23.0%) | n 3+3 · p 0.1 · 99 % intervals apart | **larger**" in swapped.stdout
@@ -267,7 +267,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         "threshold": ([base, other, "--threshold", "lots"], "--threshold"),
         "mixed": ([base, other], "holds runs of 2 labels (vm, laptop)"),
     }[case]
-    one_line_error(run("compare", *map(str, args), tmp_path=tmp_path), words)
+    one_line_error(show("compare", *map(str, args), tmp_path=tmp_path), words)
 
 
 @pytest.mark.parametrize("args", [["compare", "--help"], ["report", "--help"], ["sweep", "--help"]])

@@ -53,3 +53,25 @@ def one_line_error(p, *words):
     for w in words:
         assert w in lines[0], lines[0]
     return lines[0]
+
+
+def show(*args: str, tmp_path: Path | None = None) -> subprocess.CompletedProcess:
+    """memrun in this process, for the commands that show stored results (report, plot, compare):
+    they start no process and hold no lock, so they need no interpreter of their own. The same
+    entry point as the console script, its exit status caught; stdout and stderr captured."""
+    import contextlib
+    import io
+
+    from runner.cli import run as entry
+
+    out, err = io.StringIO(), io.StringIO()
+    argv, sys.argv = sys.argv, ["memrun", *args]
+    code: int = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            entry()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = argv
+    return subprocess.CompletedProcess(["memrun", *args], code, out.getvalue(), err.getvalue())

@@ -8,7 +8,7 @@ import numbers
 from runner.results import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.exports import bmf
-from tests.support.cli import run
+from tests.support.cli import show
 from tests.support.crafted import write_results
 
 
@@ -43,7 +43,7 @@ def test_median_min_max_per_variant_n_and_metric(tmp_path):
 def test_several_labels_are_never_pooled_and_the_cli_writes_it(tmp_path):
     a = write_results(tmp_path / "a", "laptop", {("go", 1): [2.0]})
     b = write_results(tmp_path / "b", "vm", {("go", 1): [3.0]})
-    p = run("report", str(a), str(b), "--format", "bmf", tmp_path=tmp_path)
+    p = show("report", str(a), str(b), "--format", "bmf", tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     check_bmf(doc)

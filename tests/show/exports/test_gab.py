@@ -9,7 +9,7 @@ import numbers
 from runner.results import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.exports import gab
-from tests.support.cli import run
+from tests.support.cli import show
 from tests.support.crafted import write_results
 
 
@@ -44,6 +44,6 @@ def test_one_entry_per_variant_n_and_metric(tmp_path):
 def test_the_cli_writes_it_to_a_file(tmp_path):
     d = write_results(tmp_path / "r", "vm", {("go", 1): [2.2]})
     out = tmp_path / "gab.json"
-    p = run("report", str(d), "--format", "gab", "-o", str(out), tmp_path=tmp_path)
+    p = show("report", str(d), "--format", "gab", "-o", str(out), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     check_gab(json.loads(out.read_text()))

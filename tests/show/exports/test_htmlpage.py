@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from runner.show.exports import markdown as mdhtml
-from tests.support.cli import one_line_error, run
+from tests.support.cli import one_line_error, show
 from tests.support.crafted import CLOUD, LAPTOP, write_results
 from tests.support.process import require
 
@@ -49,7 +49,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 def reference_page(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("html")
     out = tmp / "r.html"
-    p = run("report", str(REFERENCE), "--format", "html", "-o", str(out), tmp_path=tmp)
+    p = show("report", str(REFERENCE), "--format", "html", "-o", str(out), tmp_path=tmp)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == str(out)
     return out
@@ -105,7 +105,7 @@ def test_page_text_in_the_browsers_dom(reference_page, tmp_path):
 def test_two_hosts_get_a_section_each(tmp_path):
     dirs = [write_results(tmp_path / "laptop", "laptop", LAPTOP), write_results(tmp_path / "c", "vm7", CLOUD)]
     out = tmp_path / "two.html"
-    p = run("report", *map(str, dirs), "--format", "html", "-o", str(out), tmp_path=tmp_path)
+    p = show("report", *map(str, dirs), "--format", "html", "-o", str(out), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     text = out.read_text()
     assert 'colspan="2" class="group">laptop</th>' in text and 'class="group">vm7</th>' in text
@@ -115,17 +115,17 @@ def test_two_hosts_get_a_section_each(tmp_path):
 
 def test_unwritable_output_is_one_line(tmp_path):
     one_line_error(
-        run("report", str(REFERENCE), "--format", "html", "-o", "/proc/r.html", tmp_path=tmp_path),
+        show("report", str(REFERENCE), "--format", "html", "-o", "/proc/r.html", tmp_path=tmp_path),
         "/proc/r.html",
     )
-    one_line_error(run("report", str(REFERENCE), "-o", str(tmp_path), tmp_path=tmp_path), "directory")
+    one_line_error(show("report", str(REFERENCE), "-o", str(tmp_path), tmp_path=tmp_path), "directory")
 
 
 def test_output_replaces_a_file_whole(tmp_path):
     out = tmp_path / "t.md"
     out.write_text("old")
-    assert run("report", str(REFERENCE), "-o", str(out), tmp_path=tmp_path).returncode == 0
-    printed = run("report", str(REFERENCE), tmp_path=tmp_path).stdout
+    assert show("report", str(REFERENCE), "-o", str(out), tmp_path=tmp_path).returncode == 0
+    printed = show("report", str(REFERENCE), tmp_path=tmp_path).stdout
     assert out.read_text() == printed and [f.name for f in tmp_path.iterdir()] == ["t.md"]
 
 

@@ -11,7 +11,7 @@ from runner.results.summary import load_runs
 from runner.show.figures.charts import plot_results
 from runner.show.tables import report
 from runner.show.tables.connections import client_line
-from tests.support.cli import run
+from tests.support.cli import show
 from tests.support.crafted import write_results
 
 CELLS = {("go", 1): [3.0], ("go", 10_000): [43.96], ("python", 1): [20.0], ("python", 10_000): [70.0]}
@@ -62,13 +62,13 @@ def test_figures_say_the_workload_and_split_user_from_kernel(both, tmp_path):
 
 
 def test_report_and_plot_never_mix_workloads(both, tmp_path):
-    sleep = run("report", str(both), tmp_path=tmp_path)
-    conn = run("report", str(both), "--workload", "connections", tmp_path=tmp_path)
+    sleep = show("report", str(both), tmp_path=tmp_path)
+    conn = show("report", str(both), "--workload", "connections", tmp_path=tmp_path)
     assert sleep.returncode == 0 and conn.returncode == 0, sleep.stderr + conn.stderr
     assert "30.0 MB" in sleep.stdout and "python" not in sleep.stdout and "KiB/conn" not in sleep.stdout
     assert "44.0 MB" in conn.stdout and "30.0 MB" not in conn.stdout and "KiB/conn" in conn.stdout
     out = str(tmp_path / "p")
-    plots = run("plot", str(both), "--out", out, "--workload", "connections", tmp_path=tmp_path)
+    plots = show("plot", str(both), "--out", out, "--workload", "connections", tmp_path=tmp_path)
     assert plots.returncode == 0, plots.stderr
     assert all("/connections-" in line for line in plots.stdout.split())
 
@@ -76,16 +76,16 @@ def test_report_and_plot_never_mix_workloads(both, tmp_path):
 def test_compare_never_mixes_workloads(both, tmp_path):
     other = tmp_path / "other"
     write_results(other, "box", {("go", 1): [2.0], ("go", 10_000): [30.0]}, sweep_id="s2")
-    p = run("compare", str(both), str(other), tmp_path=tmp_path)
+    p = show("compare", str(both), str(other), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "1.00" in p.stdout and "44.0" not in p.stdout  # go 30 MB against 30 MB, sleep only
-    q = run("compare", str(both), str(other), "--workload", "connections", tmp_path=tmp_path)
+    q = show("compare", str(both), str(other), "--workload", "connections", tmp_path=tmp_path)
     assert q.returncode == 2 and "holds no connections runs" in q.stderr
 
 
 def test_a_directory_without_the_workload_says_which_it_has(tmp_path):
     d = write_results(tmp_path / "old", "box", {("go", 1): [2.0]})
-    p = run("report", str(d), "--workload", "connections", tmp_path=tmp_path)
+    p = show("report", str(d), "--workload", "connections", tmp_path=tmp_path)
     assert p.returncode == 2 and "no connections runs" in p.stderr and "--workload sleep" in p.stderr
 
 

@@ -14,7 +14,7 @@ from runner.results.summary import load_runs
 from runner.show.figures import labelled as labelled_figures
 from runner.show.tables import labelled
 from runner.show.tables.report import render
-from tests.support.cli import run
+from tests.support.cli import show
 from tests.support.crafted import CLOUD, LAPTOP, write_results
 from tests.support.figures import svg_text
 
@@ -63,7 +63,7 @@ def test_one_label_reads_exactly_as_before():
 
 def test_report_cli_on_the_reference_results_is_unchanged(tmp_path):
     """`memrun report plots/data` prints what report.render() always printed, byte for byte."""
-    p = run("report", str(REFERENCE), tmp_path=tmp_path)
+    p = show("report", str(REFERENCE), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     runs, sweeps = _load([REFERENCE])
     assert p.stdout == render(runs, "md", sweeps=sweeps) + "\n"
@@ -95,7 +95,7 @@ def test_plot_draws_each_label_apart_and_says_so(two_hosts, tmp_path):
 
 
 def test_plot_cli_on_two_hosts(two_hosts, tmp_path):
-    p = run("plot", *map(str, two_hosts), "--out", str(tmp_path / "figs"), tmp_path=tmp_path)
+    p = show("plot", *map(str, two_hosts), "--out", str(tmp_path / "figs"), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "2 labels (laptop, vm7), never pooled" in p.stderr and "Figures per label" in p.stderr
     assert str(tmp_path / "figs" / "bars-n1-peak_rss-vm7.png") in p.stdout.splitlines()
