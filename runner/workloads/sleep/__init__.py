@@ -19,8 +19,8 @@ class Sleep(Workload):
     )
     program_html = (
         "Each task program takes <code>N [SLEEP_SECONDS]</code>, spawns N tasks that each sleep, prints "
-        "<code>ready N</code> once all N are spawned, waits for all and exits 0. memrun starts it in "
-        "its own process group and memory cgroup and records, per run:"
+        "<code>ready N</code> once all N are in their wait, waits for all and exits 0. memrun starts it "
+        "in its own process group and memory cgroup and records, per run:"
     )
 
     def page_title(self, metric_title: str) -> str:
