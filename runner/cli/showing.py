@@ -83,7 +83,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
-    until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    until all N tasks were waiting, and the verdict with its reason where no run was valid.
     Several labels (machines) get one column group each; their runs are never pooled.
 
     --format html -o report.html writes one self-contained page (figures inline as SVG, no
