@@ -3,6 +3,7 @@ goes through, so a figure means the same thing whichever command produced it."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -15,7 +16,7 @@ from runner import fingerprint, hostinfo, tasks
 from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
-from runner.measure import RunResult, Sample
+from runner.measure import RunResult, Sample, measure
 from runner.results import RunRecord
 
 
@@ -75,43 +76,48 @@ class Execution:
         return [s.row() for s in self.result.timeline]
 
 
-def execute(
-    variant: tasks.Variant,
-    n: int,
-    sleep: float,
-    *,
-    timeout: float | None = None,
-    ready_by: float | None = None,
-    memory_cap: int | None = None,
-    futex_hash: int | None = None,
-    interval: float = 0.05,
-    on_sample: Callable[[Sample], None] | None = None,
-    timeout_grace: float = 0.0,
-    env_override: dict[str, str] | None = None,
-    buffer: int | None = None,
-) -> Execution:
-    """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
-    under a fresh (capped) cgroup and judge the run: the workload says how.
+@dataclass(frozen=True)
+class Settings:
+    """How one run is made, whatever its workload: its bounds (timeout, the time `ready` must come
+    by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
+    every process asks for (limits.futex), the sampling interval and a callback per sample, the
+    user's `sweep --env` over the manifest's environment, and a connection's read buffer (None:
+    the workload's default)."""
 
-    futex_hash: buckets of the futex hash every process of the run asks for (limits.futex).
-    timeout_grace: how far the timeout may be pushed back while the run's threads are ending.
-    env_override: variables the user set for every run (`sweep --env`), over the manifest's own.
-    buffer: each connection's read buffer, for a workload that has one (None: its default).
-    """
-    return workloads.get(variant.workload).execute(
-        variant,
-        n,
-        sleep,
-        timeout=timeout,
-        ready_by=ready_by,
-        memory_cap=memory_cap,
-        futex_hash=futex_hash,
-        interval=interval,
-        on_sample=on_sample,
-        timeout_grace=timeout_grace,
-        env_override=env_override,
-        buffer=buffer,
-    )
+    timeout: float | None = None
+    ready_by: float | None = None
+    memory_cap: int | None = None
+    futex_hash: int | None = None
+    interval: float = 0.05
+    on_sample: Callable[[Sample], None] | None = None
+    timeout_grace: float = 0.0
+    env_override: dict[str, str] | None = None
+    buffer: int | None = None
+
+    def run(
+        self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
+    ) -> RunResult:
+        """measure() the program with these settings, in its folder, its environment over memrun's."""
+        return measure(
+            argv,
+            timeout=timeout,
+            ready_by=self.ready_by,
+            interval=self.interval,
+            env={**os.environ, **env},
+            cwd=variant.folder.dir,
+            memory_cap=self.memory_cap,
+            on_sample=self.on_sample,
+            timeout_grace=self.timeout_grace,
+            **more,
+        )
+
+
+def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Execution:
+    """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
+    under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
+    Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
+    env_override, buffer)."""
+    return workloads.get(variant.workload).execute(variant, n, sleep, Settings(**settings))
 
 
 def command(

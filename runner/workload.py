@@ -45,7 +45,7 @@ class Workload:
 
     name: str = ""
     words: Words = Words("tasks", "task", "task", "concurrent tasks", "sleep", "spawn", "against N")
-    # Its package: <package>.execute has execute(workload, variant, n, sleep, **options), which runs
+    # Its package: <package>.execute has execute(workload, variant, n, sleep, settings), which runs
     # one cell; <package>.limits, where present, limits_report(n, variants) for `memrun limits`.
     package: str = ""
     # When each unit's wait begins: at the fork (tasks that sleep from their start, so none can end
@@ -76,12 +76,13 @@ class Workload:
                 raise
             return None
 
-    def execute(self, variant: Any, n: int, sleep: float, **options: Any) -> Any:
-        """One run of variant at N, measured and judged (a runner.execute.Execution)."""
+    def execute(self, variant: Any, n: int, sleep: float, settings: Any) -> Any:
+        """One run of variant at N with these settings (runner.execute.Settings), measured and
+        judged: a runner.execute.Execution."""
         module = self.module("execute")
         if module is None:
             raise NotImplementedError(f"workload {self.name}: no {self.package}.execute")
-        return module.execute(self, variant, n, sleep, **options)
+        return module.execute(self, variant, n, sleep, settings)
 
     def limits_report(self, n: int | None, variants: Any) -> str | None:
         """`memrun limits --workload NAME`: what N units meet of this machine, where the workload

@@ -64,10 +64,10 @@ class Buffers(Workload):
     validity = "A run counts if the program said `ready N` before its sleep ran out and exited 0."
     program_html = "Each program holds N buffers of 16 KiB, then sleeps. memrun records, per run:"
 
-    def execute(self, variant: Any, n: int, sleep: float, **options: Any) -> Any:
+    def execute(self, variant: Any, n: int, sleep: float, settings: Any) -> Any:
         from runner.workloads.sleep.execute import execute
 
-        return execute(self, variant, n, sleep, **options)
+        return execute(self, variant, n, sleep, settings)
 
 
 @pytest.fixture

@@ -52,6 +52,18 @@ class RunCgroup(ABC):
         except (OSError, ValueError, IndexError):
             return None
 
+    def _stat(self, keys: dict[str, str]) -> dict[str, int] | None:
+        """memory.stat reduced to memrun's names for this version's keys; None when unreadable."""
+        out: dict[str, int] = {}
+        try:
+            for line in (self.path / "memory.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key in keys:
+                    out[keys[key]] = int(value)
+        except (OSError, ValueError):
+            return None
+        return out
+
     def pids(self) -> list[int]:
         """The processes in the cgroup."""
         try:

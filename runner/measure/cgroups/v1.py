@@ -25,14 +25,9 @@ class V1Cgroup(RunCgroup):
         return value, None
 
     def breakdown(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        try:
-            for line in (self.path / "memory.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key in KEYS:
-                    out[KEYS[key]] = int(value)
-        except (OSError, ValueError):
-            return out
+        out = self._stat(KEYS)
+        if out is None:
+            return {}
         kmem = self._read_int("memory.kmem.usage_in_bytes")
         if kmem is not None:
             out["kernel"] = kmem

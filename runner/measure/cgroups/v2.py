@@ -35,15 +35,7 @@ class V2Cgroup(RunCgroup):
         return value, None
 
     def breakdown(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        try:
-            for line in (self.path / "memory.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key in KEYS:
-                    out[KEYS[key]] = int(value)
-        except (OSError, ValueError):
-            return out
-        return out
+        return self._stat(KEYS) or {}
 
     def account_sockets(self) -> bool:
         """v2 charges every socket of the cgroup's processes to it, always."""

@@ -1,10 +1,6 @@
-"""`memrun report` and `memrun plot` over results that hold several labels (machines, or runs
-a user labelled apart): one column group per label in the table, one set of figures per label.
-
-Results of one label with one toolchain version per variant go through report.render() and
-plot.plot_results() untouched, so a single machine's report reads exactly as it always has. Only
-when runs must be kept apart does anything change, and then the output says why.
-"""
+"""`memrun plot` over results that hold several labels (machines, or runs a user labelled apart):
+one set of figures per label, each title and file name carrying it, a variant keeping its colour
+across labels. One label goes through plot_results() untouched."""
 
 from __future__ import annotations
 
@@ -16,8 +12,6 @@ import pandas as pd
 from runner.results.groups import groups, pooling_note
 from runner.show.figures.charts import plot_results
 from runner.show.text import file_word
-
-WITHIN = "Per-task costs, ⚠ and † are worked out within each label."
 
 
 def plot(

@@ -1,9 +1,9 @@
-"""`memrun report` and `memrun plot` over results that hold several labels (machines, or runs
-a user labelled apart): one column group per label in the table, one set of figures per label.
+"""`memrun report` over results that hold several labels (machines, or runs a user labelled apart):
+one column group per label in the table (a `label` field in CSV and JSON).
 
-Results of one label with one toolchain version per variant go through report.render() and
-plot.plot_results() untouched, so a single machine's report reads exactly as it always has. Only
-when runs must be kept apart does anything change, and then the output says why.
+Results of one label with one toolchain version per variant go through report.render() untouched,
+so a single machine's report reads exactly as it always has. Only when runs must be kept apart
+does anything change, and then the output says why.
 """
 
 from __future__ import annotations
