@@ -208,3 +208,41 @@ def test_a_run_whose_threads_stopped_ending_is_told_and_drawn_as_a_stall(tmp_pat
     assert "after every sleep was over, 19k threads stayed alive without ending for 57 s" in r.output
     assert "% of CPU in the kernel" in r.output
     assert "threads stopped ending" in (out / "python-threads-n20000-stuck.svg").read_text()
+
+
+def _valid(wall_s: float, ready_s: float, sleep_s: float, rss_at_ready: int, rss_later: int) -> tuple:
+    """A valid run and its timeline: RSS rss_at_ready at `ready`, rss_later a second after."""
+    r = result(wall_s=wall_s, ready_s=ready_s, ready_n=1000)
+    record = RunRecord("fake", 1000, "valid", code="ok", run_id="r1", sleep_s=sleep_s, result=r)
+    timeline = [
+        Sample(0.1, rss_at_ready // 2, 1, 1, None),
+        Sample(ready_s + 0.01, rss_at_ready, 1, 1, None),
+        Sample(ready_s + 1.0, rss_later, 1, 1, None),
+        Sample(wall_s, rss_later, 1, 1, None),
+    ]
+    return record, timeline
+
+
+def test_the_story_says_what_proves_the_waits_overlapped():
+    from runner.show.story import Case, story
+
+    record, timeline = _valid(10.4, 0.5, 10.0, 50_000_000, 50_000_000)
+    text = story(Case(Path("."), record, timeline, {}, "its sweep", {}, 2))
+    assert "wall 10.4 s < 2 × 10 s sleep: every wait overlapped (timing)" in text
+    assert "ratio 1.00, memory held still" in text
+
+    late, grown = _valid(25.0, 9.0, 10.0, 20_000_000, 50_000_000)
+    text = story(Case(Path("."), late, grown, {}, "its sweep", {}, 2))
+    assert "valid on its program's `ready` proof only" in text
+    assert "ratio 0.40, memory still grew after `ready`" in text
+
+
+def test_inspect_overlap_lists_each_valid_run_with_its_proof():
+    from runner.show.story import overlap_table
+
+    held, timeline = _valid(10.4, 0.5, 10.0, 50_000_000, 50_000_000)
+    grew, grown = _valid(12.0, 0.5, 10.0, 20_000_000, 50_000_000)
+    grew = grew.replace(run_id="r2", n=2000)
+    lines = overlap_table([held, grew], {"r1": timeline, "r2": grown})
+    assert lines[0].split()[:3] == ["variant", "N", "ready"]
+    assert lines[1].endswith("wall < 2×sleep  1.00") and lines[2].endswith("0.40 (grew)")
