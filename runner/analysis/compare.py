@@ -27,7 +27,7 @@ from runner import fingerprint
 from runner.analysis.values import cell_status, check_metric, num, short, variant_info
 from runner.results import ResultsError, load_sweeps, workloads
 from runner.results.groups import Group, groups, identity_words, version_changes
-from runner.results.summary import cell_values, load_runs, summarize
+from runner.results.summary import cell_values, load_runs, summarize, sweep_runs
 from runner.significance.rule import LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
 from runner.units import MB, mb
 from runner.workload import DEFAULT
@@ -137,16 +137,34 @@ def _directory(path: Path) -> Path:
     return path.parent if path.is_file() else path
 
 
-def _side(path: Path, name: str, workload: str = DEFAULT) -> Group:
+def split_side(spec: str | Path) -> tuple[Path, str | None]:
+    """A side as given: DIR, or DIR:LABEL to take one label's runs from a directory of several.
+    A path that exists as given is a path, even with a colon in it."""
+    text = str(spec)
+    if Path(text).exists() or ":" not in text:
+        return Path(text), None
+    where, _, label = text.partition(":")
+    return Path(where), label or None
+
+
+def _side(path: Path, name: str, workload: str = DEFAULT, label: str | None = None) -> Group:
+    """One side's runs: its sweeps' runs of the workload (capacity probes are no cells of a
+    comparison), of one label (the one asked for with DIR:LABEL, or the only one there)."""
     runs, sweeps = workloads.select(load_runs([path]), load_sweeps([path]), workload)
+    runs = sweep_runs(runs)
     if runs.empty:
-        raise ResultsError(f"{name} {path} holds no {workload} runs (choose another --workload)")
+        raise ResultsError(f"{name} {path} holds no {workload} sweep runs (choose another --workload)")
     found = groups(runs, sweeps)
+    labels = ", ".join(g.label for g in found)
+    if label is not None:
+        chosen = [g for g in found if g.label == label]
+        if not chosen:
+            raise ResultsError(f"{name} {path} holds no runs labelled {label!r}; its labels: {labels}")
+        return chosen[0]
     if len(found) > 1:
         raise ResultsError(
-            f"{name} {path} holds runs of {len(found)} labels ({', '.join(g.label for g in found)}); "
-            "compare needs one label (one machine as it was) per side: keep each label's sweeps in a "
-            "directory of its own"
+            f"{name} {path} holds runs of {len(found)} labels ({labels}); compare needs one label (one "
+            f"machine as it was) per side: choose one as {name} with {path}:LABEL"
         )
     return found[0]
 
@@ -209,8 +227,8 @@ def _spreads(found: list[Group], variants: set[str]) -> dict[str, str]:
 
 
 def compare_dirs(
-    base: Path,
-    other: Path,
+    base: Path | str,
+    other: Path | str,
     metric: str = "peak_rss",
     threshold: float = 0.05,
     rule: Rule | None = None,
@@ -224,13 +242,13 @@ def compare_dirs(
     labels or machine fingerprints, or no (variant, N) in common."""
     check_metric(metric)
     rule = rule or Rule(threshold=threshold)
-    base, other = Path(base), Path(other)
+    (base, base_label), (other, other_label) = split_side(base), split_side(other)
     for p in (base, other):
         if not p.exists():
             raise ResultsError(f"{p}: no such file or directory")
-    if os.path.samefile(_directory(base), _directory(other)):
+    if os.path.samefile(_directory(base), _directory(other)) and base_label == other_label:
         raise ResultsError(f"BASE and OTHER are the same directory ({base}); give two results directories")
-    b, o = _side(base, "BASE", workload), _side(other, "OTHER", workload)
+    b, o = _side(base, "BASE", workload, base_label), _side(other, "OTHER", workload, other_label)
     bc, oc = _cells(b, metric), _cells(o, metric)
     common = [k for k in bc if k in oc]
     if not common:

@@ -152,6 +152,8 @@ def compare(
     base: str, other: str, metric: str, threshold: str, floor_text: str, strict: bool, fmt: str, workload: str
 ) -> None:
     """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
+    DIR:LABEL takes one label's runs from a directory that holds several (`memrun report DIR`
+    names them); capacity probes are never compared.
 
     Both medians (min-max), the ratio OTHER / BASE, the evidence (runs a side, p) and a verdict.
     Larger or smaller only when all three hold: the runs differ beyond chance (exact Mann-Whitney

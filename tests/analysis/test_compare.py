@@ -279,3 +279,25 @@ def test_help_of_the_new_options_imports_no_pandas_or_matplotlib(args):
     )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip().splitlines()[-1] == "[]", p.stdout + p.stderr
+
+
+def test_one_label_of_a_directory_of_several_is_chosen_with_dir_colon_label(tmp_path):
+    both = write_results(tmp_path / "a", "vm", {("go", 1): [2.0], ("go", 10_000): [30.0]})
+    write_results(both, "laptop", {("go", 1): [2.1], ("go", 10_000): [33.0]}, sweep_id="x")
+    result = compare.compare_dirs(f"{both}:vm", f"{both}:laptop")  # one directory, two labels
+    ratios = {r.n: r.ratio for r in result.rows}
+    assert ratios[10_000] == pytest.approx(1.1) and ratios[1] == pytest.approx(1.05)
+    refused = show("compare", f"{both}:desktop", f"{both}:vm", tmp_path=tmp_path)
+    one_line_error(refused, "holds no runs labelled 'desktop'; its labels: vm, laptop")
+    whole = show("compare", str(both), f"{both}:vm", tmp_path=tmp_path)
+    one_line_error(whole, "holds runs of 2 labels (vm, laptop)", f"choose one as BASE with {both}:LABEL")
+
+
+def test_capacity_probes_are_no_label_of_a_comparison(tmp_path):
+    base = write_results(tmp_path / "a", "vm", {("go", 1): [2.0]})
+    other = write_results(tmp_path / "b", "vm", {("go", 1): [2.0]})
+    rows = [json.loads(line) for line in (base / "runs.jsonl").read_text().splitlines()]
+    probe = {**rows[0], "kind": "capacity-probe", "label": "other machine", "run_id": "p1"}
+    with (base / "runs.jsonl").open("a") as f:
+        f.write(json.dumps(probe) + "\n")
+    assert [r.variant for r in compare.compare_dirs(base, other).rows] == ["go"]
