@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner import connections, fingerprint, hostinfo, overlap, tasks, verdict
-from runner.connections import judge, run
+from runner import fingerprint, hostinfo, tasks
+from runner import workload as workloads
+from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.results import RunRecord
@@ -44,8 +45,7 @@ class Execution:
     def record(self, **identity: object) -> RunRecord:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind..."""
         r = self.result
-        # connections: the client holds the N connections for the sleep from `ready` on
-        holds_after_ready = self.variant.workload == connections.CONNECTIONS
+        holds_after_ready = workloads.get(self.variant.workload).holds_after_ready
         until = overlap.hold_window_end(holds_after_ready, r.ready_s, self.sleep)
         return RunRecord(
             run_id=uuid.uuid4().hex[:12],
@@ -76,65 +76,51 @@ class Execution:
         return [s.row() for s in self.result.timeline]
 
 
-def execute(
-    variant: tasks.Variant,
-    n: int,
-    sleep: float,
-    *,
-    timeout: float | None = None,
-    ready_by: float | None = None,
-    memory_cap: int | None = None,
-    futex_hash: int | None = None,
-    interval: float = 0.05,
-    on_sample: Callable[[Sample], None] | None = None,
-    timeout_grace: float = 0.0,
-    env_override: dict[str, str] | None = None,
-    buffer: int = connections.DEFAULT_BUFFER,
-) -> Execution:
-    """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run.
+@dataclass(frozen=True)
+class Settings:
+    """How one run is made, whatever its workload: its bounds (timeout, the time `ready` must come
+    by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
+    every process asks for (limits.futex), the sampling interval and a callback per sample, the
+    user's `sweep --env` over the manifest's environment, and a connection's read buffer (None:
+    the workload's default)."""
 
-    futex_hash: buckets of the futex hash every process of the run asks for (limits.futex).
-    timeout_grace: how far the timeout may be pushed back while the run's threads are ending.
-    env_override: variables the user set for every run (`sweep --env`), over the manifest's own.
-    A variant seen under the connections workload (Variant.under) is a server: memrun's load
-    client opens its N connections, holds them for `sleep` after `ready N` and closes them
-    (runner.connections); `buffer` is each connection's read buffer.
-    """
-    if variant.workload == connections.CONNECTIONS:
-        return _execute_connections(
-            variant,
-            n,
-            sleep,
+    timeout: float | None = None
+    ready_by: float | None = None
+    memory_cap: int | None = None
+    futex_hash: int | None = None
+    interval: float = 0.05
+    on_sample: Callable[[Sample], None] | None = None
+    timeout_grace: float = 0.0
+    env_override: dict[str, str] | None = None
+    buffer: int | None = None
+
+    def run(
+        self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
+    ) -> RunResult:
+        """measure() the program with these settings, in its folder, its environment over memrun's."""
+        return measure(
+            argv,
             timeout=timeout,
-            ready_by=ready_by,
-            memory_cap=memory_cap,
-            futex_hash=futex_hash,
-            interval=interval,
-            on_sample=on_sample,
-            timeout_grace=timeout_grace,
-            env_override=env_override,
-            buffer=buffer,
+            ready_by=self.ready_by,
+            interval=self.interval,
+            env={**os.environ, **env},
+            cwd=variant.folder.dir,
+            memory_cap=self.memory_cap,
+            on_sample=self.on_sample,
+            timeout_grace=self.timeout_grace,
+            **more,
         )
-    argv, env, reasons = _command(variant, n, sleep, env_override, futex_hash)
-    timeout = timeout if timeout is not None else default_timeout(sleep)
-    result = measure(
-        argv,
-        timeout=timeout,
-        ready_by=ready_by,
-        interval=interval,
-        env={**os.environ, **env},
-        cwd=variant.folder.dir,
-        memory_cap=memory_cap,
-        on_sample=on_sample,
-        timeout_grace=timeout_grace,
-    )
-    judged = verdict.classify(
-        result, n, sleep, variant.per_task, failures=variant.failures, workload=variant.workload
-    )
-    return Execution(variant, n, sleep, timeout, argv, env, reasons, memory_cap, result, judged)
 
 
-def _command(
+def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Execution:
+    """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
+    under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
+    Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
+    env_override, buffer)."""
+    return workloads.get(variant.workload).execute(variant, n, sleep, Settings(**settings))
+
+
+def command(
     variant: tasks.Variant,
     n: int,
     sleep: float,
@@ -149,66 +135,6 @@ def _command(
     if futex_hash is not None:
         env, reasons = {**env, **futex.environment(futex_hash)}, [*reasons, futex.reason(futex_hash)]
     return argv, env, reasons
-
-
-def _execute_connections(
-    variant: tasks.Variant,
-    n: int,
-    sleep: float,
-    *,
-    timeout: float | None,
-    ready_by: float | None,
-    memory_cap: int | None,
-    futex_hash: int | None,
-    interval: float,
-    on_sample: Callable[[Sample], None] | None,
-    timeout_grace: float,
-    env_override: dict[str, str] | None,
-    buffer: int,
-) -> Execution:
-    """execute() for a connections server: the same measurement, with the load client beside it."""
-    plan = run.plan(n, sleep, buffer, memory_cap)
-    argv, env, reasons = _command(variant, n, sleep, env_override, futex_hash, port=plan.port, buffer=buffer)
-    timeout = timeout if timeout is not None else run.default_timeout(n, sleep)
-    result = measure(
-        argv,
-        timeout=timeout,
-        ready_by=ready_by,
-        interval=interval,
-        env={**os.environ, **env},
-        cwd=variant.folder.dir,
-        memory_cap=memory_cap,
-        on_sample=on_sample,
-        timeout_grace=timeout_grace,
-        nofile=plan.descriptors.server,
-        account_sockets=True,
-        companion=plan.hold,
-    )
-    client = plan.hold.report()
-    judged = judge.judge(
-        result,
-        client,
-        n,
-        sleep,
-        per_task=variant.per_task,
-        failures=variant.failures,
-        port=plan.port,
-        held_s=plan.hold.held_s,
-    )
-    return Execution(
-        variant,
-        n,
-        sleep,
-        timeout,
-        argv,
-        env,
-        reasons,
-        memory_cap,
-        result,
-        judged,
-        buffer=buffer,
-        client=client.to_json() if client else None,
-    )
 
 
 def unrunnable_record(

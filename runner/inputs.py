@@ -128,3 +128,24 @@ def parse_env(items: Iterable[str]) -> dict[str, str]:
             raise ValueError(f"--env: expected NAME=VALUE, got {item!r}")
         out[name] = value
     return out
+
+
+MAX_BUFFER = 1 << 26  # 64 MiB per connection: more is surely a typo
+
+
+def sweep_inputs(
+    n_list: str, sleep_text: str, label: str | None, env_items: tuple[str, ...], buffer: int
+) -> tuple[list[int], SleepSpec, dict[str, str]]:
+    """A sweep's --n, --sleep, --label, --env and --buffer checked together: (ns, sleep, env). A
+    ValueError names the option that is wrong."""
+    try:
+        ns = parse_n_list(n_list)
+    except ValueError as e:
+        raise ValueError(f"--n: {e}") from None
+    sleep = SleepSpec.parse(sleep_text)
+    if label is not None and not label.strip():
+        raise ValueError("--label must not be empty")
+    env = parse_env(env_items)
+    if buffer < 1 or buffer > MAX_BUFFER:
+        raise ValueError(f"--buffer must be between 1 byte and {MAX_BUFFER:,} bytes, got {buffer:,}")
+    return ns, sleep, env

@@ -1,6 +1,6 @@
 """Run every (variant, N, repeat) cell, one at a time, through the measurement core.
 
-Each run is judged (runner.verdict.classify) and appended to the results directory the moment it
+Each run is judged (runner.judge.verdict.classify) and appended to the results directory the moment it
 ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
 A torn last record a crash left is moved aside before anything is appended (its cell is then
 missing, so --resume runs it again); a write that fails (disk full) raises ResultsWriteError with
@@ -17,17 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner import connections, tasks, verdict
-from runner.connections import fds
+from runner import tasks
+from runner import workload as workloads
 from runner.execute import context, execute, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
+from runner.judge import verdict
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
 from runner.results.needs import thread_need
 from runner.signals import sigterm_raises
-from runner.tasks.manifest import SLEEP
+from runner.workloads.connections import DEFAULT_BUFFER
 
 
 def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
@@ -61,8 +62,8 @@ class SweepOptions:
     futex_hash: int | None = None  # --futex-hash: buckets every process of a run asks for
     label: str | None = None  # stored in every run; None: the sweep's label is its host name
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
-    workload: str = SLEEP  # what each program keeps alive: sleeping tasks, connections
-    buffer: int = connections.DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
+    workload: str = workloads.DEFAULT  # what each program keeps alive (runner.workloads)
+    buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
 
@@ -83,9 +84,16 @@ def runnable(opts: SweepOptions) -> list[tasks.Variant]:
     return [v.under(opts.workload) for v in opts.variants if opts.workload in v.has]
 
 
-def skipped(opts: SweepOptions) -> list[str]:
-    """Variants the sweep does not run: their manifest has no table for its workload."""
-    return [v.name for v in opts.variants if opts.workload not in v.has]
+def skipped(opts: SweepOptions, refuse_all: bool = False) -> list[str]:
+    """Variants the sweep does not run: their manifest has no table for its workload. refuse_all:
+    a ValueError when that is every variant chosen (a sweep of nothing is a mistake)."""
+    names = [v.name for v in opts.variants if opts.workload not in v.has]
+    if refuse_all and names and len(names) == len(opts.variants):
+        raise ValueError(
+            f"no variant selected has the {opts.workload} workload "
+            f"([variant.workloads.{opts.workload}] in its task.toml): {', '.join(names)}"
+        )
+    return names
 
 
 def cells(opts: SweepOptions) -> list[Cell]:
@@ -95,10 +103,8 @@ def cells(opts: SweepOptions) -> list[Cell]:
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored rows of the sweep's workload (rows without one are sleep rows) and, for
     connections, of its buffer size: others are other cells."""
-    mine = [r for r in rows if (r.get("workload") or SLEEP) == opts.workload]
-    if opts.workload == connections.CONNECTIONS:
-        mine = [r for r in mine if r.get("buffer") == opts.buffer]
-    return mine
+    mine = workloads.get(opts.workload)
+    return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, opts.buffer)]
 
 
 def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
@@ -143,7 +149,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "memory_cap": opts.memory_cap,
         "env_override": opts.env_override,
         "workload": opts.workload,
-        **({"buffer": opts.buffer} if opts.workload == connections.CONNECTIONS else {}),
+        **workloads.get(opts.workload).record_fields(opts.buffer),
         "skipped": skipped(opts),
     }
     opts.out.add_sweep(meta)
@@ -219,10 +225,8 @@ def _unrunnable(
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
         return verdict.build_failed(name, build_error)
-    if opts.workload == connections.CONNECTIONS:
-        fit = fds.for_connections(cell.n)
-        if fit.problem:
-            return verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
+    if problem := workloads.get(opts.workload).cell_problem(cell.n):
+        return verdict.Verdict("failed", *problem)
     if opts.memory_cap is not None:
         need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
         if need is not None and need.bytes > opts.memory_cap:
@@ -251,7 +255,7 @@ def _run_cell(
         versions=versions,
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
-        **({"buffer": opts.buffer} if opts.workload == connections.CONNECTIONS else {}),
+        **workloads.get(opts.workload).record_fields(opts.buffer),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )

@@ -11,17 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_sweep import FIXTURE_TASKS, ROOT, run
-
-
-def _one_line_error(p, *words):
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = [line for line in p.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, p.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
+from tests.support.cli import FIXTURE_TASKS, ROOT, one_line_error, run
 
 
 @pytest.mark.parametrize(
@@ -37,24 +27,24 @@ def _one_line_error(p, *words):
     ],
 )
 def test_bad_n(tmp_path, value, words):
-    _one_line_error(run("sweep", "--n", value, "--out", str(tmp_path / "o"), tmp_path=tmp_path), "--n", words)
+    one_line_error(run("sweep", "--n", value, "--out", str(tmp_path / "o"), tmp_path=tmp_path), "--n", words)
     assert not (tmp_path / "o" / "runs.jsonl").exists()
 
 
 def test_unknown_variant(tmp_path):
-    _one_line_error(
+    one_line_error(
         run("sweep", "-r", "cobol", "--out", str(tmp_path / "o"), tmp_path=tmp_path), "unknown variant cobol"
     )
 
 
 def test_unwritable_out(tmp_path):
-    _one_line_error(
+    one_line_error(
         run("sweep", "--n", "1", "--out", "/proc/memrun-out", tmp_path=tmp_path), "/proc/memrun-out"
     )
 
 
 def test_bad_sleep(tmp_path):
-    _one_line_error(
+    one_line_error(
         run("sweep", "--sleep", "soon", "--out", str(tmp_path / "o"), tmp_path=tmp_path), "--sleep"
     )
 
@@ -65,14 +55,14 @@ def test_broken_manifest(tmp_path):
     manifest = tasks / "fake" / "task.toml"
     manifest.write_text(manifest.read_text().replace('run = ["{python}"', 'run = ["{pythn}"'))
     p = run("doctor", tmp_path=tmp_path, env={"MEMRUN_TASKS": str(tasks)})
-    _one_line_error(p, "task.toml", "{pythn}")
+    one_line_error(p, "task.toml", "{pythn}")
     manifest.write_text("[task\n")
-    _one_line_error(run("doctor", tmp_path=tmp_path, env={"MEMRUN_TASKS": str(tasks)}), "not valid TOML")
+    one_line_error(run("doctor", tmp_path=tmp_path, env={"MEMRUN_TASKS": str(tasks)}), "not valid TOML")
 
 
 @pytest.mark.parametrize("command", ["report", "plot"])
 def test_missing_results(tmp_path, command):
-    _one_line_error(run(command, str(tmp_path / "nothing"), tmp_path=tmp_path), "nothing")
+    one_line_error(run(command, str(tmp_path / "nothing"), tmp_path=tmp_path), "nothing")
 
 
 @pytest.mark.parametrize("command", ["report", "plot", "sweep"])
@@ -87,7 +77,7 @@ def test_corrupted_results_are_named_and_left_alone(tmp_path, command):
     before = {f.name: f.read_bytes() for f in out.iterdir()}
     extra = {"plot": ["--out", str(tmp_path / "plots")], "sweep": ["--resume"]}.get(command, [])
     cmd = args + tuple(extra) if command == "sweep" else (command, str(out), *extra)
-    _one_line_error(run(*cmd, tmp_path=tmp_path), "runs.jsonl:2", "truncated")
+    one_line_error(run(*cmd, tmp_path=tmp_path), "runs.jsonl:2", "truncated")
     assert {f.name: f.read_bytes() for f in out.iterdir()} == before
 
 
@@ -213,7 +203,7 @@ def test_build_skips_what_is_up_to_date_and_names_a_failed_variant(tmp_path):
     ],
 )
 def test_option_errors_are_one_line(tmp_path, args, words):
-    _one_line_error(run(*args, tmp_path=tmp_path), words)
+    one_line_error(run(*args, tmp_path=tmp_path), words)
 
 
 @pytest.mark.parametrize(
@@ -244,7 +234,7 @@ def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
 )
 def test_non_finite_numbers_and_bad_sizes(tmp_path, args, words):
     out = ["--out", str(tmp_path / "o")] if args[0] == "sweep" else []
-    _one_line_error(run(*args[:1], *out, *args[1:], tmp_path=tmp_path), words)
+    one_line_error(run(*args[:1], *out, *args[1:], tmp_path=tmp_path), words)
     assert not (tmp_path / "o").exists()
 
 

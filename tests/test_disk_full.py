@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require
-from tests.test_sweep import run
+from tests.support.cli import run
+from tests.support.process import require
 
 # 8 cells with a timeline sample every 5 ms: several KiB per run (1 KiB of run row, the rest
 # timeline), far more than the space left, and a first run that always fits.

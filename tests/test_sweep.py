@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,40 +10,8 @@ import pytest
 
 from runner.results import load_sweeps
 from runner.results.summary import load_runs
-from tests.conftest import default_sigint, processes_with
-
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURE_TASKS = Path(__file__).parent / "fixtures" / "tasks"
-
-
-def memrun(*args: str, tmp_path: Path, env: dict[str, str] | None = None, **kw) -> subprocess.Popen:
-    full_env = {
-        **os.environ,
-        "MEMRUN_TASKS": str(FIXTURE_TASKS),
-        "MEMRUN_BUILD": str(tmp_path / "build"),
-        **(env or {}),
-    }
-    full_env.pop("CI", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "runner", *args],
-        cwd=ROOT,
-        env=full_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **{"preexec_fn": default_sigint, **kw},
-    )
-
-
-def run(*args: str, tmp_path: Path, env=None, timeout=120) -> subprocess.CompletedProcess:
-    p = memrun(*args, tmp_path=tmp_path, env=env)
-    out, err = p.communicate(timeout=timeout)
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
-
-
-def rows(out: Path) -> list[dict]:
-    path = out / "runs.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
+from tests.support.process import processes_with
 
 
 def test_sweep_stores_a_row_per_run_with_figures(tmp_path):

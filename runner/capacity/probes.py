@@ -7,15 +7,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from runner import tasks, verdict
+from runner import tasks
 from runner.capacity.search import Probe
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
-from runner.connections import DEFAULT_BUFFER
-from runner.connections.fds import for_connections
 from runner.execute import execute, unrunnable_record
+from runner.judge import verdict
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
-from runner.tasks.manifest import SLEEP
+from runner.workload import DEFAULT, get
+from runner.workloads.connections import DEFAULT_BUFFER
 
 if TYPE_CHECKING:
     from runner.results.capacity import CapacityResult
@@ -32,7 +32,7 @@ class CapacityOptions:
     raise_limits: bool = False
     futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
-    workload: str = SLEEP  # the variants above are seen under it (Variant.under)
+    workload: str = DEFAULT  # the variants above are seen under it (Variant.under)
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
 
 
@@ -93,7 +93,7 @@ def probe_valid(record: RunRecord) -> bool:
 Stored = dict[tuple[str, int, int], list[RunRecord]]
 
 
-def stored_probes(records: Iterable[RunRecord], workload: str = SLEEP) -> Stored:
+def stored_probes(records: Iterable[RunRecord], workload: str = DEFAULT) -> Stored:
     """(variant, budget, N) -> the stored probes of one workload in the order they ran: what
     --resume replays instead of running (a search may run an N twice: a retry with a longer sleep,
     a confirmation)."""
@@ -104,7 +104,7 @@ def stored_probes(records: Iterable[RunRecord], workload: str = SLEEP) -> Stored
     return found
 
 
-def stored_checks(records: Iterable[RunRecord], workload: str = SLEEP) -> list[RunRecord]:
+def stored_checks(records: Iterable[RunRecord], workload: str = DEFAULT) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
     return [r for r in records if r.kind == "capacity-check" and r.workload == workload]
@@ -128,10 +128,10 @@ class Prober:
     earlier: list[RunRecord] = field(default_factory=list)  # stored probes of this boundary
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
-        if self.variant.workload != SLEEP and (fit := for_connections(n)).problem:
-            # Past the descriptors this process can grant: a failure the limit decides, stored
-            # as one (fd-limit), never a run whose client cannot open a single connection.
-            judged = verdict.Verdict("failed", "fd-limit", f"not run: {fit.problem}", fit.remedy)
+        if problem := get(self.variant.workload).cell_problem(n):
+            # A failure the machine decides (connections: past the descriptors this process can
+            # grant), stored as one, never a run whose client cannot open a single connection.
+            judged = verdict.Verdict("failed", *problem)
             identity = {**self.identity, "memory_cap": self.budget, "sleep_s": sleep}
             record = unrunnable_record(
                 self.variant, n, judged, kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **identity

@@ -33,7 +33,7 @@ from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
-from runner.tasks.manifest import SLEEP
+from runner.workload import get
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
@@ -102,7 +102,7 @@ def _start(
     if variant.per_task.get("threads") and not known:  # an OS thread costs its kernel memory
         # (a guess from Rust's threads: C's fit 2 % more, so a stored answer is not cut by it)
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    limited = variant.per_task or variant.workload != SLEEP  # a connection always needs descriptors
+    limited = variant.per_task or get(variant.workload).descriptors  # a connection always needs one
     if limited and (allowed := max_n(variant.per_task, read_limits(), workload=variant.workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
         # raised, with --raise-limits; Crystal's fiber stacks are mappings), or a connection's

@@ -14,6 +14,7 @@ from runner.cli import (  # noqa: F401  (registers)
     limits,
     measuring,
     showing,
+    sweeping,
     toolchains,
 )
 from runner.cli.app import main

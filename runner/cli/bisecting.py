@@ -1,29 +1,32 @@
 """`memrun bisect VARIANT LIBRARY FROM..TO --n N`: which release changed the per-task cost.
 
-The search is runner.bisect's; this module measures each probed version the way a sweep does (its
-own build folder, runs at N=1 and N stored in --out as ordinary sweep rows labelled
-VARIANT@VERSION, so `memrun report OUT` shows every version tried) and prints each figure as it
-comes. The whole search holds the measuring lock: builds disturb runs as much as runs do.
+The search and the prober are runner.bisection's (each version probed is measured as a sweep does it,
+in its own build folder, its runs at N=1 and N stored in --out as ordinary sweep rows labelled
+VARIANT@VERSION, so `memrun report OUT` shows every version tried); this module parses, prints each
+figure as it comes, and the summary. The whole search holds the measuring lock: builds disturb
+runs as much as runs do.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import socket
-import statistics
 import sys
 from pathlib import Path
 
 import click
 
-from runner.bisect import Outcome, Probe, another_change, built, search
+from runner.bisection import Outcome, Probe, another_change, built, search
+from runner.bisection.probe import Prober
 from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.options import (
+    INTERVAL_OPTION,
+    MEMORY_CAP_OPTION,
+    out_option,
+    resolve_memory_cap,
+    timeout_option,
+)
+from runner.cli.progress import SweepPrinter
 from runner.inputs import SleepSpec, parse_n
-from runner.options import INTERVAL_OPTION, MEMORY_CAP_OPTION, out_option, resolve_memory_cap, timeout_option
 from runner.results import METRICS, ResultsDir, ResultsError
-from runner.tasks import Variant
-from runner.tasks.versionspec import VersionSpec
 from runner.units import KIB, MB
 
 
@@ -79,7 +82,7 @@ def bisect(
     builds only the versions it probes, at most ceil(log2(versions)) + 2 of them, and prints each
     version tried with its figures, then the first changed version.
     """
-    from runner.show.compare import parse_threshold
+    from runner.analysis.compare import parse_threshold
     from runner.tasks import registry
 
     variant = select_variants([variant_name])[0]
@@ -107,124 +110,37 @@ def bisect(
     versions = sorted({*versions, *ends}, key=registry.key)
     runs = repeat or (3 if variant.spread else 1)
     out = ResultsDir(out_dir)
-    probe = _Prober(variant, spec, n, metric, sleep, out, timeout, interval / 1000.0, label, memory_cap)
+    probe = Prober(
+        variant,
+        spec,
+        n,
+        metric,
+        sleep,
+        out,
+        timeout=timeout,
+        interval=interval / 1000.0,
+        label=label,
+        memory_cap=lambda: resolve_memory_cap(memory_cap, log=err),
+        command=" ".join(["memrun", *sys.argv[1:]]),
+        log=err,
+        progress=SweepPrinter,
+        on_probe=lambda p: click.echo(_line(p, n, metric)),
+    )
     click.echo(
         f"bisect {variant.name}: {spec.name} {versions[0]} .. {versions[-1]}, {len(versions)} releases "
         f"in the registry's list; per-task {metric} at N={n:,}, threshold {limit:.0%}; "
-        f"at most {_bound(len(versions))} builds"
+        f"at most {Outcome(versions, limit).bound} builds"
     )
     with machine(wait):
-        outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
+        try:
+            outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
+        except ResultsError as e:
+            raise InputError(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
+            sys.exit(130)
     for line in _summary(outcome, probe, spec.name, n, out):
         click.echo(line)
-
-
-def _bound(count: int) -> int:
-    return math.ceil(math.log2(max(count, 1))) + 2
-
-
-class _Prober:
-    """Measures one version at N=1 and N as a small sweep of its own, counting its builds."""
-
-    def __init__(
-        self,
-        variant: Variant,
-        spec: VersionSpec,
-        n: int,
-        metric: str,
-        sleep: SleepSpec,
-        out: ResultsDir,
-        timeout: float | None,
-        interval: float,
-        label: str | None,
-        memory_cap: int | str,
-    ) -> None:
-        self.variant, self.spec, self.n, self.metric = variant, spec, n, metric
-        self.sleep, self.out, self.timeout, self.interval = sleep, out, timeout, interval
-        self.label = label or socket.gethostname()
-        self.memory_cap_text = memory_cap
-        self.memory_cap: int | None = None
-        self.chosen: dict[str, Variant] = {}
-        self.sweeps: dict[str, list[str]] = {}
-        self.made: dict[str, int] = {}
-        self.built: set[str] = set()
-        self.up_to_date: set[str] = set()
-
-    def _variant(self, version: str) -> Variant:
-        from runner.tasks import chosen, registry
-
-        if version not in self.chosen:
-            listed = registry.listing(self.variant.folder, self.spec)
-            err(f"[version] {self.spec.name} {version}: installing into its own build folder")
-            self.chosen[version] = chosen.choose(
-                self.variant, self.spec, version, listed, log=lambda line: err(f"  $ {line}")
-            )
-        return self.chosen[version]
-
-    def measure(self, version: str, runs: int) -> Probe:
-        from runner import sweep as sweeping
-        from runner.show.progress import SweepPrinter
-        from runner.tasks import is_built, readiness
-
-        if self.memory_cap is None:
-            self.memory_cap = resolve_memory_cap(self.memory_cap_text, log=err)
-        variant = self._variant(version)
-        more = runs - self.made.get(version, 0)
-        if more > 0:
-            ready = readiness(variant).usable
-            fresh = ready and not is_built(variant)
-            opts = sweeping.SweepOptions(
-                variants=[variant],
-                ns=[1, self.n],
-                sleep=self.sleep,
-                repeat=more,
-                out=self.out,
-                timeout=self.timeout,
-                interval=self.interval,
-                memory_cap=self.memory_cap,
-                label=self.label,
-                command=" ".join(["memrun", *sys.argv[1:]]),
-            )
-            try:
-                sweeping.prepare(opts, log=err)
-                if fresh and not opts.build_errors:
-                    self.built.add(version)
-                elif ready and not opts.build_errors:
-                    self.up_to_date.add(version)
-                printer = SweepPrinter()
-                end = sweeping.run_sweep(opts, printer.progress())
-                printer.clear()
-            except ResultsError as e:
-                raise InputError(str(e)) from None
-            except KeyboardInterrupt:
-                click.echo(f"interrupted: the runs so far are in {self.out.path}", err=True)
-                sys.exit(130)
-            self.sweeps.setdefault(version, []).append(end["sweep_id"])
-            self.made[version] = self.made.get(version, 0) + more
-        result = self._probe(version, variant.name)
-        result = dataclasses.replace(result, built=version in self.built)
-        click.echo(_line(result, self.n, self.metric))
-        return result
-
-    def _probe(self, version: str, name: str) -> Probe:
-        ids = set(self.sweeps.get(version, []))
-        rows = [r for r in self.out.existing_rows() if r.get("sweep_id") in ids and r.get("variant") == name]
-        counted = [r for r in rows if not r.get("superseded")]
-        values = {
-            n: [
-                float(r[self.metric])
-                for r in counted
-                if r["n"] == n and r["verdict"] == "valid" and r.get(self.metric)
-            ]
-            for n in (1, self.n)
-        }
-        if not values[1] or not values[self.n]:
-            failed = [r for r in counted if r["verdict"] != "valid"]
-            why = failed[-1].get("reason") if failed else f"no {self.metric} recorded"
-            return Probe(version, None, None, None, 0, None, problem=str(why))
-        at_1, at_n = statistics.median(values[1]), statistics.median(values[self.n])
-        spread = (max(values[self.n]) - min(values[self.n])) / at_n if at_n else None
-        return Probe(version, (at_n - at_1) / self.n, at_n, at_1, len(values[self.n]), spread)
 
 
 def _line(p: Probe, n: int, metric: str) -> str:
@@ -238,7 +154,7 @@ def _line(p: Probe, n: int, metric: str) -> str:
     )
 
 
-def _summary(outcome: Outcome, probe: _Prober, name: str, n: int, out: ResultsDir) -> list[str]:
+def _summary(outcome: Outcome, probe: Prober, name: str, n: int, out: ResultsDir) -> list[str]:
     lines = [
         "",
         f"versions tried, in order ({name}; per-task cost at N={n:,}, change from {outcome.versions[0]}):",

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
-from runner import tasks
 from runner.cli.app import (
     InputError,
     check_futex_hash,
@@ -17,8 +15,9 @@ from runner.cli.app import (
     main,
     select_variants,
 )
-from runner.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
-from runner.results import ResultsDir, ResultsError, load_records
+from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
+from runner.cli.progress import capacity_progress
+from runner.results import ResultsDir, ResultsError
 
 
 @main.command(short_help="Find how many concurrent tasks fit in a memory budget.")
@@ -103,24 +102,19 @@ def capacity(
     (memrun's load client runs outside the capped cgroup); variants without it are not searched.
     """
     from runner import capacity as searching
-    from runner.show.capacity import capacity_json_lines, capacity_markdown
+    from runner.capacity import prepare
+    from runner.show.tables.capacity import capacity_json_lines, capacity_markdown
 
     budgets = _budgets(budgets_text)
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
     try:
-        out.check_writable()
-        past = [p for p in map(Path, history or (out_dir,)) if (p / "runs.jsonl").exists()]
-        records = [r for _, r in load_records(past) if r.workload == workload] if past else []
+        records = prepare.history(out, history, workload)
     except ResultsError as e:
         raise InputError(str(e)) from None
-    chosen = select_variants(variant_names)
-    for v in chosen:
-        if workload not in v.has:
-            err(f"{v.name}: not searched, no {workload} workload in its manifest")
     opts = searching.CapacityOptions(
-        variants=[v.under(workload) for v in chosen if workload in v.has],
+        variants=prepare.with_workload(select_variants(variant_names), workload, log=err),
         budgets=budgets,
         out=out,
         history=records,
@@ -133,21 +127,12 @@ def capacity(
         buffer=buffer,
     )
     with machine(wait):
-        failed = tasks.build_all([v for v in opts.variants if tasks.readiness(v).usable], log=err)
-        for v in opts.variants:  # never a variant left out without a word
-            if not (r := tasks.readiness(v)).usable:
-                why = "; ".join(r.problems)
-                err(f"{v.name}: not searched, not usable here: {why} (memrun doctor {v.name})")
-            elif v.folder.name in failed:
-                err(f"{v.name}: not searched, its build failed (memrun build {v.name})")
-        opts.variants = [
-            v for v in opts.variants if tasks.readiness(v).usable and v.folder.name not in failed
-        ]
+        prepare.prepare(opts, log=err)
         try:
             if check:
-                checks = searching.run_checks(opts, _capacity_progress(), _on_check)
+                checks = searching.run_checks(opts, capacity_progress(), _on_check)
             else:
-                results = searching.run_capacity(opts, _capacity_progress())
+                results = searching.run_capacity(opts, capacity_progress())
         except KeyboardInterrupt:
             click.echo(f"interrupted: every probe is kept in {out.path}; continue with --resume", err=True)
             sys.exit(130)
@@ -156,7 +141,7 @@ def capacity(
         return
     rows = [r.to_json() for r in results]
     if rows:
-        from runner.show.capacity import cost_total
+        from runner.show.tables.capacity import cost_total
 
         err(f"cost against the floor: {cost_total(rows)}")
     shown = searching.mine(opts)
@@ -164,52 +149,16 @@ def capacity(
 
 
 def _budgets(text: str) -> list[int]:
-    from runner.inputs import parse_size
-    from runner.limits.host import default_memory_cap
+    from runner.capacity.prepare import BudgetError, budgets
 
     try:
-        budgets = [parse_size(t) for t in text.split(",")]
-    except ValueError as e:
-        raise InputError(f"--memory: {e}") from None
-    if len(set(budgets)) < len(budgets):
-        raise InputError(f"--memory: a budget is given more than once in {text!r}")
-    from runner.measure import cgroups
-
-    if problem := cgroups.cap_problem():
-        raise InputError(f"capacity needs a memory cap on every probe, and none can be set here: {problem}")
-    spare = default_memory_cap()
-    if spare is not None and max(budgets) > spare:
-        raise InputError(
-            f"--memory: {max(budgets):,} bytes is more than this machine can spare ({spare:,} bytes: "
-            "MemAvailable minus a reserve); a capacity run that large could take the host down"
-        )
-    return sorted(budgets)
-
-
-def _capacity_progress():  # type: ignore[no-untyped-def]
-    from runner.capacity import CapacityProgress
-    from runner.results.workloads import noun
-    from runner.show.capacity import band_text, budget_label, cost_line
-
-    def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
-        what = "valid" if ok else f"{record.verdict}: {record.reason}"
-        err(f"  {variant} in {budget_label(budget)}: N={record.n:,} {what}"[:160])
-
-    def on_result(result, i: int, total: int) -> None:  # type: ignore[no-untyped-def]
-        row = result.to_json()
-        band = band_text(row)
-        then = f"then {result.stopped_by}" if result.stopped_by else "none failed up to the ceiling"
-        err(
-            f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
-            f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
-            f"({result.probes} probes; {then}; {cost_line(row)})"
-        )
-
-    return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)
+        return budgets(text)
+    except BudgetError as e:
+        raise InputError(str(e)) from None
 
 
 def _on_check(check) -> None:  # type: ignore[no-untyped-def]
-    from runner.show.capacity import budget_label
+    from runner.show.tables.capacity import budget_label
 
     verdict = "holds" if check.held else "does NOT hold"
     err(
@@ -221,7 +170,7 @@ def _on_check(check) -> None:  # type: ignore[no-untyped-def]
 def _report_checks(checks, out: ResultsDir, as_json: bool) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    from runner.show.capacity import check_markdown
+    from runner.show.tables.capacity import check_markdown
 
     if not checks:
         raise InputError(f"no capacity result in {out.path} for these variants and budgets to check")

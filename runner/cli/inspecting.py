@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
+from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 from runner.inputs import parse_n
-from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 
 
 @main.command(short_help="Tell how chosen runs went, from their timelines: text and a figure each.")
@@ -49,8 +49,8 @@ def inspect(
     from runner.limits import read_limits
     from runner.results import ResultsError, TornRecordWarning, load_records, load_sweeps, workloads
     from runner.results.timelines import load_timelines
-    from runner.show.inspect import choose, make_case, story
-    from runner.show.timeline import save_timeline_figure
+    from runner.show.figures.timeline import save_timeline_figure
+    from runner.show.story import choose, make_case, story
 
     try:
         n = parse_n(n_text) if n_text is not None else None
@@ -128,7 +128,7 @@ def inspect(
                 raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
         click.echo(("\n" if i else "") + story(case))
         if record.client:
-            from runner.show.connections import client_line
+            from runner.show.tables.connections import client_line
 
             click.echo(client_line(record.n, record.client))
 
@@ -137,7 +137,7 @@ def _print_overlap(path: Path, records: list, variants: tuple[str, ...], n: int 
     """`inspect --overlap`: the overlap evidence of every valid sweep run that matches."""
     from runner.results import ResultsError
     from runner.results.timelines import load_timelines
-    from runner.show.inspect import overlap_table
+    from runner.show.story import overlap_table
 
     chosen = [
         r

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
+from runner import workload as workloads
 from runner.cli.app import InputError, main, select_variants
 from runner.inputs import parse_n
-from runner.tasks.manifest import SLEEP, WORKLOADS
 
 
 @main.command("limits", short_help="Show thread/process/connection limits and who hits them.")
 @click.option("--n", "n_text", default=None, help="Check this N (e.g. 1e5): which variant hits which limit.")
 @click.option(
     "--workload",
-    type=click.Choice(WORKLOADS),
-    default=SLEEP,
+    type=click.Choice(workloads.names()),
+    default=workloads.DEFAULT,
     show_default=True,
     help="sleep: the limits that cap OS threads. connections: every limit N idle connections meet "
     "(RLIMIT_NOFILE of server and client, fs.nr_open, fs.file-max, net.core.somaxconn, "
@@ -75,8 +75,9 @@ def limits_command(
         except ValueError as e:
             raise InputError(f"--n: {e}") from None
     chosen = select_variants([*variants, *variant_names])
-    if workload != SLEEP:
-        click.echo(limits_report(n, chosen, workload=workload))
+    own = workloads.get(workload).limits_report(n, chosen)  # a workload with limits of its own
+    if own is not None:
+        click.echo(own)
         return
     records, source = _stored(results_dir) if n is not None else ([], None)
     click.echo(limits_report(n, chosen, records, source))

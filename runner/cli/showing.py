@@ -3,57 +3,27 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from pathlib import Path
 
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
-from runner.results import METRICS, ResultsError, TornRecordWarning
+from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
+from runner.results import METRICS, ResultsError
 
 
-def _load(results: tuple[str, ...], workload: str):
-    """The runs and sweeps of one workload in the given results directories (default results/)."""
-    from runner.results import workloads
-    from runner.results.store import load_sweeps
-    from runner.results.summary import load_runs
-
-    paths = [Path(p) for p in (results or ("results",))]
-    error = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TornRecordWarning)
-        try:
-            loaded = load_runs(paths), load_sweeps(paths)
-        except ResultsError as e:
-            error = e
-    for w in caught:  # a torn last record is one line, and the table still follows
-        if issubclass(w.category, TornRecordWarning):
-            err(f"warning: {w.message}")
-        else:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    if error is not None:
-        raise InputError(str(error))
-    runs, sweeps = workloads.select(*loaded, workload)
-    if runs.empty:
-        others = sorted(set(workloads.column(loaded[0])))
-        raise InputError(
-            f"no {workload} runs in {', '.join(str(p) for p in paths)} "
-            f"(it holds {', '.join(others)} runs: --workload {others[0]})"
-        )
-    return runs, sweeps
-
-
-def _capacity(results: tuple[str, ...], workload: str) -> list[dict]:
-    """Capacity results (capacity.jsonl) of one workload beside the runs, if any were written."""
-    from runner.results import workloads
-    from runner.results.store import load_capacity
+def _load(results: tuple[str, ...], workload: str):  # type: ignore[no-untyped-def]
+    """The runs, sweeps and capacity answers of one workload in the given results directories
+    (default results/), each warning met on the way said in one line."""
+    from runner.results.selected import NothingSelected, load_selected
 
     try:
-        found = load_capacity([Path(p) for p in (results or ("results",))])
-    except ResultsError as e:
+        selected = load_selected([Path(p) for p in (results or ("results",))], workload)
+    except (ResultsError, NothingSelected) as e:
         raise InputError(str(e)) from None
-    return [r for r in found if workloads.of(r) == workload]
+    for line in selected.warnings:
+        err(line)
+    return selected
 
 
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
@@ -74,38 +44,17 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
     --workload connections draws the connections runs (files named connections-*), with the cost
     per connection split into user memory (RSS) and the kernel memory of the server's cgroup.
     """
-    runs, sweeps = _load(results, workload)
-    from runner.results.summary import sweep_runs
-    from runner.show.labelled import plot as plot_labelled
+    from runner.show import document
 
-    capacity = _capacity(results, workload)
-    written: list[Path] = []
-    note = ""
+    selected = _load(results, workload)
+    runs, sweeps, capacity = selected.runs, selected.sweeps, selected.capacity
     try:
-        Path(out_dir).mkdir(parents=True, exist_ok=True)
-        swept = sweep_runs(runs)
-        if not capacity or not swept.empty:
-            # sweeps only: capacity probes are no cells of these figures, and probes made on
-            # another kernel build would otherwise be a label of their own with nothing to draw
-            drawn = swept if not swept.empty else runs
-            ids = set(drawn["sweep_id"]) if "sweep_id" in drawn else set()
-            theirs = [s for s in sweeps if s.get("sweep_id") in ids] or sweeps  # the captions' machines
-            written, note = plot_labelled(_installed(drawn), theirs, Path(out_dir), metric)
+        written, note = document.figures(runs, sweeps, Path(out_dir), metric, capacity)
     except OSError as e:
         raise InputError(f"cannot write figures to {out_dir}: {e.strerror}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
-    if capacity:
-        from runner.show.capacity import capacity_figures
-        from runner.show.figure import save
-
-        for stem, fig in capacity_figures(capacity, runs, sweeps):
-            written += save(fig, Path(out_dir), stem, ("png", "svg"))
-    if not sweep_runs(runs).empty:
-        from runner.show import versions
-
-        if versions.has_versions(runs):
-            written += versions.write(sweep_runs(runs), sweeps, Path(out_dir), metric)
+    written += document.more_figures(runs, sweeps, Path(out_dir), metric, capacity)
     if note:
         err(f"memrun plot: {note} Figures per label." if "labels" in note else f"memrun plot: {note}")
     for path in written:
@@ -134,7 +83,7 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
-    until all N tasks were spawned, and the verdict with its reason where no run was valid.
+    until all N tasks were waiting, and the verdict with its reason where no run was valid.
     Several labels (machines) get one column group each; their runs are never pooled.
 
     --format html -o report.html writes one self-contained page (figures inline as SVG, no
@@ -148,35 +97,18 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     --workload connections shows the connections runs: KiB per connection of user memory (RSS)
     and of kernel memory (the server's cgroup), and the load client's own peak and CPU time.
     """
-    from runner.show.output import check_writable, write_text
+    from runner.show.exports.output import check_writable, write_text
 
     try:
         if output:
             check_writable(Path(output))
     except OSError as e:
         raise InputError(str(e)) from None
-    runs, sweeps = _load(results, workload)
-    from runner.results import workloads
-    from runner.show import html, labelled
+    from runner.show import document
 
+    selected = _load(results, workload)
     try:
-        capacity = _capacity(results, workload)
-        if fmt == "html":
-            text = html.page(runs, sweeps, metric, capacity)
-        elif fmt in ("bmf", "gab"):
-            from runner.show import bmf, gab
-
-            text = (bmf if fmt == "bmf" else gab).render(runs, sweeps).rstrip("\n")
-        else:
-            text = labelled.report(runs, fmt, metric, sweeps)
-            if capacity and fmt == "md":
-                from runner.show.capacity import capacity_markdown
-
-                what = workloads.noun(workloads.of(capacity[0]))
-                text += f"\n\nConcurrent {what} that fit in a memory budget (`memrun capacity`):\n\n"
-                text += capacity_markdown(capacity).rstrip("\n")
-            if fmt == "md":
-                text += _across_versions(runs, metric, sweeps)
+        text = document.report(selected.runs, selected.sweeps, fmt, metric, selected.capacity)
         if not output:
             click.echo(text, nl=fmt != "html")
             return
@@ -186,27 +118,6 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
-
-
-def _installed(runs):  # type: ignore[no-untyped-def]
-    """The runs the bar, log-log and per-task figures draw: those of installed builds, when there
-    are any; runs at chosen versions (`sweep --version`) have their own figure, versions-*."""
-    if "version_of" not in runs:
-        return runs
-    plain = runs[runs["version_of"].isna()]
-    return plain if not plain.empty else runs
-
-
-def _across_versions(runs, metric: str, sweeps: list[dict]) -> str:  # type: ignore[no-untyped-def]
-    """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
-    from runner.results.summary import sweep_runs
-    from runner.show import versions
-
-    if runs.empty or not versions.has_versions(runs):
-        return ""
-    return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
-        sweep_runs(runs), metric, sweeps
-    )
 
 
 @main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
@@ -241,6 +152,8 @@ def compare(
     base: str, other: str, metric: str, threshold: str, floor_text: str, strict: bool, fmt: str, workload: str
 ) -> None:
     """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
+    DIR:LABEL takes one label's runs from a directory that holds several (`memrun report DIR`
+    names them); capacity probes are never compared.
 
     Both medians (min-max), the ratio OTHER / BASE, the evidence (runs a side, p) and a verdict.
     Larger or smaller only when all three hold: the runs differ beyond chance (exact Mann-Whitney
@@ -254,16 +167,17 @@ def compare(
     --strict, also on too few runs), so a CI job can guard a runtime upgrade; 0 otherwise; 2 on
     bad input.
     """
-    from runner.show import compare as comparing
+    from runner.analysis.compare import compare_dirs, parse_floor, parse_threshold
+    from runner.show.tables.compare import render
     from runner.significance.rule import Rule
 
     try:
-        limit = comparing.parse_threshold(threshold)
-        floor = comparing.parse_floor(floor_text)
-        result = comparing.compare_dirs(
+        limit = parse_threshold(threshold)
+        floor = parse_floor(floor_text)
+        result = compare_dirs(
             Path(base), Path(other), metric, rule=Rule(threshold=limit, floor=floor), workload=workload
         )
     except ValueError as e:  # ResultsError included
         raise InputError(str(e)) from None
-    click.echo(comparing.render(result, fmt), nl=False)
+    click.echo(render(result, fmt), nl=False)
     sys.exit(1 if result.failed(strict) else 0)

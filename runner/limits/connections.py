@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from runner.limits import files, sockets
 from runner.limits.hit import Hit, round_up
 from runner.limits.host import HEADROOM, LABELS, Limits, int_value
-from runner.tasks.manifest import WORKLOADS
 from runner.units import KIB, count, size
 
-CONNECTIONS = "connections"
-assert CONNECTIONS in WORKLOADS
 DEFAULT_BUFFER = 1024  # bytes each task reads into (tasks/README.md, connections protocol)
 # Slab per loopback connection, both ends together (TCP, sock_inode_cache, dentry, filp, ...),
 # measured here from /proc/meminfo Slab over 9,000 connections held by one process: 7,542 and

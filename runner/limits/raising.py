@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from runner.limits import journal
-from runner.limits.connections import CONNECTIONS, SERVER_FLOOR_BYTES
+from runner.limits.connections import SERVER_FLOOR_BYTES
 from runner.limits.host import (
     LABELS,
     PROC_SYS,
@@ -35,7 +35,8 @@ from runner.limits.predict import predict
 from runner.limits.sockets import with_conntrack_probe
 from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
 from runner.signals import sigterm_raises
-from runner.tasks.manifest import SLEEP, Variant
+from runner.tasks.manifest import Variant
+from runner.workload import DEFAULT, get
 
 
 class NotRootError(PermissionError):
@@ -70,7 +71,7 @@ def _nproc_writer(hard: int | str | None) -> Callable[[int], None]:
     return write
 
 
-def plan(n: int, per_task_list: Iterable[dict], limits: Limits, workload: str = SLEEP) -> list[Change]:
+def plan(n: int, per_task_list: Iterable[dict], limits: Limits, workload: str = DEFAULT) -> list[Change]:
     """What to raise so the most demanding variant fits N under `workload`: only limits it would hit,
     to what it needs."""
     per_task_list = list(per_task_list) or [{}]  # connections need what they need, variants or not
@@ -127,14 +128,15 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
 
 def read_for(workload: str) -> Limits:
     """The limits as a plan for `workload` needs them: the connections workload's also say whether
-    conntrack tracks loopback here (a probe that opens sockets, so only for it)."""
+    conntrack tracks loopback here (a probe that opens sockets, so only for a workload whose units
+    hold descriptors)."""
     limits = read_limits()
-    return with_conntrack_probe(limits) if workload == CONNECTIONS else limits
+    return with_conntrack_probe(limits) if get(workload).descriptors else limits
 
 
 @contextlib.contextmanager
 def raised_limits(
-    n: int, per_task_list: list[dict], log: Callable[[str], None], workload: str = SLEEP
+    n: int, per_task_list: list[dict], log: Callable[[str], None], workload: str = DEFAULT
 ) -> Iterator[list[str]]:
     """Raise what N tasks of these variants need under `workload` for the duration of the block,
     then put it back.
@@ -168,9 +170,9 @@ def for_budget(budget: int, variants: Sequence[Variant]) -> BudgetNeed | None:
     at the least (an OS thread's kernel memory; a connection's buffer and socket), so the limits
     raised for a capacity search cover every probe it can make. None when nothing needs raising
     (async tasks under the sleep workload)."""
-    workload = variants[0].workload if variants else SLEEP
+    workload = variants[0].workload if variants else DEFAULT
     threads = [v.per_task for v in variants if v.per_task.get("threads")]
-    if workload == CONNECTIONS:
+    if get(workload).descriptors:
         return BudgetNeed(budget // SERVER_FLOOR_BYTES, [v.per_task for v in variants], workload)
     if threads:
         return BudgetNeed(budget // THREAD_FLOOR_BYTES, threads, workload)

@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from runner.measure import cgroups, procfs
+from runner.measure import cgroups, ending, procfs
 from runner.measure.launcher import LaunchReport, ensure_launcher, read_lines
-from runner.measure.result import RunResult, Sample, signal_name
+from runner.measure.result import RunResult, Sample
+from runner.measure.sampler import Sampler
 
 READY_RE = re.compile(rb"^ready (\d+)\s*$")
 STDERR_TAIL = 40
@@ -74,7 +75,7 @@ def _kill_group(pgid: int | None) -> None:
 def _kill_everything(
     report: LaunchReport,
     proc: subprocess.Popen,
-    cg: cgroups.RunCgroup | None,
+    cg: cgroups.RunCgroup,
     readers: list[threading.Thread],
     interrupted: bool,
 ) -> None:
@@ -83,8 +84,7 @@ def _kill_everything(
     nets: its process group, its cgroup (catches setsid escapees) and, without a cgroup, the
     launcher's descendants (it is their subreaper)."""
     _kill_group(report.pid)
-    if cg:
-        cg.kill_all()
+    cg.kill_all()
     _kill_descendants_until_reaped(proc.pid, report.done, within_s=10)
     report.exited.wait(10)
     report.done.wait(10)
@@ -95,7 +95,7 @@ def _kill_everything(
         proc.wait()
     for t in readers:
         t.join(timeout=5)
-    if interrupted and cg:
+    if interrupted:
         cg.remove()
 
 
@@ -159,20 +159,16 @@ def measure(
     launcher = ensure_launcher()
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
-    cg: cgroups.RunCgroup | None = None
-    cg_reason: str | None = None
+    cg = cgroups.for_run(cgroup, root=cgroup_root)
+    cg_reason = cg.reason
     cap: int | None = None
-    try:
-        cg = cgroups.create(cgroup, root=cgroup_root)
-    except cgroups.CgroupUnavailable as e:
-        cg_reason = str(e)
-    if cg and memory_cap is not None:
+    if memory_cap is not None and cg.reason is None:
         try:
             cap = cg.set_limit(memory_cap)
         except OSError as e:
             cg_reason = f"cannot set the memory cap on {cg.path}: {e.strerror}"
     sockets: bool | None = None
-    if cg and account_sockets:
+    if account_sockets:
         sockets = cg.account_sockets()
 
     report = LaunchReport()
@@ -201,7 +197,7 @@ def measure(
                 str(launcher),
                 *([f"--nofile={nofile}"] if nofile else []),
                 str(wfd),
-                str(cg.procs_file) if cg else "-",
+                cg.launcher_arg,
                 *argv,
             ],
             stdin=subprocess.DEVNULL,
@@ -215,20 +211,12 @@ def measure(
     except BaseException:
         os.close(rfd)
         os.close(wfd)
-        if cg:  # a Ctrl-C inside Popen may come after the launcher started: take what it started
-            cg.kill_all()
-            cg.remove()
+        # a Ctrl-C inside Popen may come after the launcher started: take what it started
+        cg.kill_all()
+        cg.remove()
         raise
-    timeline: list[Sample] = []
-    hwm: dict[int, int] = {}
-    sampled_peak: int | None = None
-    pte_peak: int | None = None
-    threads_max = 0
-    procs_max = 0
-    cg_best = -1
-    cg_breakdown: dict[str, int] = {}
-    held_best = -1
-    cg_held: dict[str, int] = {}
+    sampler = Sampler(cg, on_sample)
+    timeline = sampler.timeline
     timed_out = False
     stopped: str | None = None
     deadline: float | None = None
@@ -236,44 +224,8 @@ def measure(
     interrupted = False
 
     def sample(t0: float) -> None:
-        nonlocal sampled_peak, pte_peak, threads_max, procs_max, cg_best, cg_breakdown, held_best, cg_held
-        pids = cg.pids() if cg else [report.pid, *procfs.descendants(report.pid)]
-        rss = threads = pte = procs = 0
-        user = system = 0.0
-        for pid in pids:
-            st = procfs.read_status(pid)
-            if st is None:
-                continue
-            procs += 1
-            rss += st.rss
-            threads += st.threads
-            pte += st.pte
-            hwm[pid] = max(hwm.get(pid, 0), st.hwm)
-            cpu = procfs.read_cpu(pid)
-            if cpu is not None:
-                user, system = user + cpu[0], system + cpu[1]
-        usage = cg.usage() if cg else None
-        if usage is not None and usage > cg_best:
-            cg_best = usage
-            cg_breakdown = cg.breakdown()
-        if cg and companion and "t" in ready and companion.holding:
-            # The highest total may come as the companion undoes its work (a server whose user
-            # memory grows while its sockets are freed at the close): the kernel part then is
-            # read half-emptied. Keep the breakdown of the highest kernel part while held too.
-            held = cg.breakdown()
-            kernel = held.get("kernel", 0) + held.get("sock", 0)
-            if kernel > held_best:
-                held_best, cg_held = kernel, held
-        if procs:
-            sampled_peak = max(sampled_peak or 0, rss)
-            pte_peak = max(pte_peak or 0, pte)
-        threads_max = max(threads_max, threads)
-        procs_max = max(procs_max, procs)
-        cpu_s = (round(user, 2), round(system, 2)) if procs else (None, None)
-        point = Sample(round(time.monotonic() - t0, 4), rss, threads, procs, usage, *cpu_s)
-        timeline.append(point)
-        if on_sample:
-            on_sample(point)
+        holding = companion is not None and "t" in ready and companion.holding
+        sampler.sample(t0, report.pid or 0, holding)
 
     os.close(wfd)
     report_stream = os.fdopen(rfd, "rb")
@@ -325,80 +277,46 @@ def measure(
         finally:
             _kill_everything(report, proc, cg, readers, interrupted)
 
-    cg_peak = cg_kernel_peak = cg_oom = cg_source = None
-    if cg:
-        cg_oom = cg.oom_kills()
-        cg_peak, reason = cg.peak()
-        cg_source = "kernel"
-        if reason and cg_best >= 0:
-            # No kernel high-water mark (v2 before 5.19): the highest memory.current sampled.
-            cg_peak, cg_source = cg_best, f"sampled memory.current every {interval:g} s ({reason})"
-        elif reason:
-            cg_reason, cg_source = reason, None
-        cg_kernel_peak = cg.kernel_peak()
-        cg.remove()
-
+    cg_end = ending.read_cgroup(cg, sampler, interval, cg_reason)
     t_fork = report.t_fork or time.monotonic()
     t_exit = report.t_exit or time.monotonic()
-    status = report.status
-    exit_code = sig = None
-    if status is not None:
-        if os.WIFEXITED(status):
-            exit_code = os.WEXITSTATUS(status)
-        elif os.WIFSIGNALED(status):
-            sig = signal_name(os.WTERMSIG(status))
-    error = report.exec_error
-    if report.pid is None and error is None:
-        error = f"launcher failed (exit {proc.returncode}): " + " | ".join(stderr_tail)
-    if error:
-        exit_code, sig = None, None
-
-    ru_maxrss = report.maxrss_kib * 1024 if report.maxrss_kib is not None else None
-    if report.pid is not None and ru_maxrss is not None and not error:
-        hwm[report.pid] = max(hwm.get(report.pid, 0), ru_maxrss)
-    kernel_marks = list(hwm.values())
-    if report.done_maxrss_kib is not None and not error:
-        kernel_marks.append(report.done_maxrss_kib * 1024)
-    hwm_max = max(kernel_marks) if kernel_marks else None
-    if hwm_max is not None and hwm_max >= (sampled_peak or 0):
-        peak, source = hwm_max, "kernel-hwm"
-    else:
-        peak, source = sampled_peak or 0, "sampled-tree-sum"
+    ended = ending.outcome(report, proc.returncode, list(stderr_tail))
+    rss = ending.rss_peak(report, sampler, ended.error)
 
     return RunResult(
         argv=argv,
         started_at=started_at,
-        exit_code=exit_code,
-        signal=sig,
+        exit_code=ended.exit_code,
+        signal=ended.signal,
         timed_out=timed_out,
         ready_deadline_s=deadline,
         stopped_reason=stopped,
         timeout_extended_s=extended or None,
         interrupted=interrupted,
-        error=error,
+        error=ended.error,
         wall_s=round(t_exit - t_fork, 6),
         user_s=report.done_utime if report.done_utime is not None else report.utime,
         sys_s=report.done_stime if report.done_stime is not None else report.stime,
         ready_n=int(ready["n"]) if "n" in ready else None,
         ready_s=round(float(ready["t"]) - t_fork, 6) if "t" in ready else None,
         stdout_other=stdout_other,
-        peak_rss=peak,
-        peak_rss_source=source,
-        hwm_max=hwm_max,
-        hwm_sum=sum(hwm.values()) if hwm else None,
-        sampled_peak_rss=sampled_peak,
-        ru_maxrss=ru_maxrss,
-        procs_max=procs_max,
-        threads_max=threads_max,
-        pte_peak=pte_peak,
-        cgroup_version=cg.version if cg else None,
-        cgroup_peak=cg_peak,
-        cgroup_kernel_peak=cg_kernel_peak,
-        cgroup_peak_source=cg_source,
-        cgroup_oom_kills=cg_oom,
-        cgroup_breakdown=cg_breakdown,
-        cgroup_breakdown_held=cg_held,
-        cgroup_reason=cg_reason,
+        peak_rss=rss.peak,
+        peak_rss_source=rss.source,
+        hwm_max=rss.hwm_max,
+        hwm_sum=rss.hwm_sum,
+        sampled_peak_rss=sampler.sampled_peak,
+        ru_maxrss=rss.ru_maxrss,
+        procs_max=sampler.procs_max,
+        threads_max=sampler.threads_max,
+        pte_peak=sampler.pte_peak,
+        cgroup_version=cg.version,
+        cgroup_peak=cg_end.peak,
+        cgroup_kernel_peak=cg_end.kernel_peak,
+        cgroup_peak_source=cg_end.source,
+        cgroup_oom_kills=cg_end.oom_kills,
+        cgroup_breakdown=sampler.breakdown,
+        cgroup_breakdown_held=sampler.held,
+        cgroup_reason=cg_end.reason,
         memory_cap=cap,
         socket_accounting=sockets,
         stderr_tail=list(stderr_tail),

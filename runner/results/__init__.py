@@ -1,17 +1,10 @@
-"""Stored results: the typed run record (record), the append-only JSONL store (store), and tables
-over them (summary: the only part that needs pandas, so import it as runner.results.summary)."""
+"""Stored results: the typed run record (record), the append-only JSONL store (store), reading it
+back (load), and tables over them (summary: the only part that needs pandas, so import it as
+runner.results.summary)."""
 
+from runner.results.load import latest_capacity, load_capacity, load_records, load_sweeps
 from runner.results.record import METRICS, RunRecord
-from runner.results.store import (
-    ResultsDir,
-    ResultsError,
-    ResultsWriteError,
-    TornRecordWarning,
-    latest_capacity,
-    load_records,
-    load_sweeps,
-    read_jsonl,
-)
+from runner.results.store import ResultsDir, ResultsError, ResultsWriteError, TornRecordWarning, read_jsonl
 
 __all__ = [
     "METRICS",
@@ -21,6 +14,7 @@ __all__ = [
     "RunRecord",
     "TornRecordWarning",
     "latest_capacity",
+    "load_capacity",
     "load_records",
     "load_sweeps",
     "read_jsonl",

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import need
 from runner.results.record import RunRecord
-from runner.tasks.manifest import SLEEP
 from runner.units import KIB, size
+from runner.workload import DEFAULT
 
 METRICS_BY_PREFERENCE = ("cgroup_peak", "peak_rss")  # the cgroup peak counts kernel memory
 
@@ -61,7 +61,7 @@ class Line:
 
 
 def line(
-    records: Iterable[RunRecord], variant: str, below: int | None = None, workload: str = SLEEP
+    records: Iterable[RunRecord], variant: str, below: int | None = None, workload: str = DEFAULT
 ) -> Line | None:
     """The line through the variant's valid runs of one workload (at N below `below`, when
     given), or None. A server holding connections and a program of sleeping tasks are two
@@ -90,7 +90,7 @@ def line(
     return Line(top, at_top, slope, how)
 
 
-def from_records(records: Iterable[RunRecord], variant: str, n: int, workload: str = SLEEP) -> Need | None:
+def from_records(records: Iterable[RunRecord], variant: str, n: int, workload: str = DEFAULT) -> Need | None:
     """Extrapolate from valid runs of this variant (and workload) at smaller N, or None without any."""
     fit = line(records, variant, below=n, workload=workload)
     return Need(fit.at(n), fit.slope, fit.how) if fit else None
@@ -109,6 +109,6 @@ def from_per_task(per_task: dict, n: int) -> Need | None:
 
 
 def estimate(
-    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, workload: str = SLEEP
+    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, workload: str = DEFAULT
 ) -> Need | None:
     return from_records(records, variant, n, workload) or from_per_task(per_task, n)

@@ -14,8 +14,8 @@ from runner.limits.host import Limits, int_value
 from runner.limits.predict import need
 from runner.results import cost
 from runner.results.record import RunRecord
-from runner.tasks.manifest import SLEEP
 from runner.units import size
+from runner.workload import DEFAULT
 
 
 def thread_need(
@@ -24,7 +24,7 @@ def thread_need(
     per_task: dict,
     n: int,
     limits: Limits,
-    workload: str = SLEEP,
+    workload: str = DEFAULT,
 ) -> str | None:
     """One sentence: what N tasks need and what this machine has, for a variant with an OS thread
     per task; None for other variants (their limits are the runtime's own, or memory alone).

@@ -44,7 +44,7 @@ class RunRecord:
     variant: str
     n: int
     verdict: str  # valid | invalid | failed
-    code: str = ""  # runner.verdict.CODES, or a manifest's runtime-limit code
+    code: str = ""  # runner.judge.verdict.CODES, or a manifest's runtime-limit code
     reason: str | None = None
     remedy: str | None = None
     sweep_id: str | None = None
@@ -73,7 +73,7 @@ class RunRecord:
     # Tables and figures never mix two workloads.
     workload: str = "sleep"
     buffer: int | None = None  # connections: bytes each connection's task reads into
-    # connections: memrun's load client of this run (runner.connections.client.ClientReport):
+    # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
     client: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
@@ -83,7 +83,7 @@ class RunRecord:
     # installed build, and in rows written before versions could be chosen.
     chosen_version: dict[str, str] = field(default_factory=dict)
     version_of: str | None = None
-    # What proves the N waits overlapped, seen from outside (runner.overlap): a valid run's own
+    # What proves the N waits overlapped, seen from outside (runner.judge.overlap): a valid run's own
     # timing (wall < 2 x sleep; False: the figure rests on the program's `ready` proof alone), and
     # RSS at `ready` ÷ the highest RSS until the first wait could end (≈ 1 when `ready` came with
     # every task waiting). None in rows stored before memrun recorded them.

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from runner.results import workloads
-from runner.results.store import load_records
+from runner.results.load import load_records
 
 SPREAD_LIMIT = 0.05
 # The load client's figures (connections), flat: its cgroup peak, CPU time, time to connect N.
@@ -96,7 +96,7 @@ def cell_values(runs: pd.DataFrame, metric: str = "peak_rss") -> dict[tuple[str,
 
 
 def _overlap(valid: pd.DataFrame) -> dict[str, Any]:
-    """A cell's evidence that its N waits overlapped (runner.overlap), over its valid runs: the
+    """A cell's evidence that its N waits overlapped (runner.judge.overlap), over its valid runs: the
     lowest hold ratio (RSS at `ready` ÷ the highest until the first wait could end), and whether
     every run's own timing proves it. None where the runs predate these fields."""
     ratios = valid["hold_ratio"].dropna() if "hold_ratio" in valid else pd.Series(dtype=float)

@@ -11,24 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from runner.tasks.manifest import SLEEP
+from runner.workload import DEFAULT, get
 
 if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read of() without it
     import pandas as pd
 
 
-NOUNS = {SLEEP: "tasks", "connections": "connections"}
-
-
 def noun(workload: str) -> str:
     """What N counts in a workload, for the words around a figure: tasks, or connections."""
-    return NOUNS.get(workload, "tasks")
+    return get(workload).words.noun
 
 
 def of(row: Mapping[str, Any]) -> str:
     """A stored row's or sweep's workload; one written before workloads existed is sleep."""
     value = row.get("workload")
-    return value if isinstance(value, str) and value else SLEEP
+    return value if isinstance(value, str) and value else DEFAULT
 
 
 def column(runs: pd.DataFrame) -> pd.Series:
@@ -36,8 +33,8 @@ def column(runs: pd.DataFrame) -> pd.Series:
     import pandas as pd
 
     if "workload" not in runs:
-        return pd.Series([SLEEP] * len(runs), index=runs.index, dtype=object)
-    return runs["workload"].map(lambda w: w if isinstance(w, str) and w else SLEEP)
+        return pd.Series([DEFAULT] * len(runs), index=runs.index, dtype=object)
+    return runs["workload"].map(lambda w: w if isinstance(w, str) and w else DEFAULT)
 
 
 def select(
@@ -52,7 +49,7 @@ def select(
 
 def only(runs: pd.DataFrame) -> str:
     """The one workload of runs; a ValueError when they hold several (callers select() first)."""
-    found = sorted(set(column(runs))) if not runs.empty else [SLEEP]
+    found = sorted(set(column(runs))) if not runs.empty else [DEFAULT]
     if len(found) > 1:
         raise ValueError(
             f"these runs hold {len(found)} workloads ({', '.join(found)}), which are never put in one "

@@ -3,29 +3,23 @@ thing in the same way: N labels, per-task costs, reasons that fit, sleep markers
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from typing import Any
 
 import pandas as pd
 
+from runner.analysis.values import REASON_CHARS as REASON_CHARS  # re-exported: the words' own helpers
+from runner.analysis.values import cell_status as cell_status
+from runner.analysis.values import check_metric as check_metric
+from runner.analysis.values import num as num
+from runner.analysis.values import short as short
+from runner.analysis.values import variant_info as variant_info
 from runner.results.record import METRICS
 from runner.units import KIB
+from runner.workload import get
 
-REASON_CHARS = 40
 DAGGER = "†"
-
-
-def num(value: Any) -> float | None:
-    """A summary number, or None: summarize() leaves None or NaN depending on the column's dtype."""
-    if value is None:
-        return None
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
 
 
 def n_label(n: int) -> str:
@@ -46,25 +40,15 @@ def kib_per_task(value: float, unit: str = "task") -> str:
     return f"≈0 KiB/{unit}" if abs(kib) < 0.005 else f"{kib:,.2f} KiB/{unit}"
 
 
-CONNECTIONS = "connections"
-
-
-def units(workload: str) -> tuple[str, str]:
+def units(workload: str | None) -> tuple[str, str]:
     """What N counts, short and in a title: ("task", "concurrent tasks") for sleep,
-    ("conn", "idle TCP connections") for connections."""
-    if workload == CONNECTIONS:
-        return "conn", "idle TCP connections"
-    return "task", "concurrent tasks"
+    ("conn", "idle TCP connections") for connections (the workload's words)."""
+    words = get(workload).words
+    return words.unit, words.title
 
 
 def seconds(value: float) -> str:
     return f"{value:.2f} s" if value < 10 else f"{value:.0f} s"
-
-
-def short(text: str | None, limit: int = REASON_CHARS) -> str:
-    """A reason that fits beside a bar; the full one is in runs.jsonl."""
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def metric_name(metric: str) -> str:
@@ -76,17 +60,6 @@ def metric_title(metric: str) -> str:
     """Sentence case without str.capitalize(), which would turn "RSS" into "rss"."""
     name = metric_name(metric)
     return name[:1].upper() + name[1:]
-
-
-def cell_status(row: pd.Series | dict[str, Any]) -> str:
-    """What to write instead of a number: the verdict and short reason (never a 0). Valid runs
-    that lack the metric (no cgroup on that machine) need no verdict, only the reason."""
-    verdict = str(row.get("verdict") or "no data")
-    reason = row.get("reason")
-    reason = reason if isinstance(reason, str) else ""
-    if verdict == "valid":
-        return reason or "no data"
-    return f"{verdict}: {reason}" if reason else verdict
 
 
 def usual_sleep(summary: pd.DataFrame) -> float | None:
@@ -158,19 +131,3 @@ def caption(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> str:
 def file_word(label: str) -> str:
     """A label as it may appear in a file name (and an HTML id)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.") or "label"
-
-
-def check_metric(metric: str) -> None:
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-
-
-def variant_info(sweeps: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """variant -> {"family", "idiom"} as the sweeps recorded them (newest wins); empty for results
-    written before sweeps recorded them."""
-    out: dict[str, dict[str, str]] = {}
-    for meta in sorted(sweeps, key=lambda m: str(m.get("started_at", ""))):
-        for name, info in (meta.get("variant_info") or {}).items():
-            if isinstance(info, dict):
-                out[name] = {k: str(v) for k, v in info.items()}
-    return out

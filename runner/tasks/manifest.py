@@ -16,29 +16,38 @@ from pathlib import Path
 from typing import Any
 
 from runner.paths import BUILD_DIR, TASKS_DIR
+from runner.tasks.parse import FAILURE_MEANINGS as FAILURE_MEANINGS  # re-exported: the schema's names
+from runner.tasks.parse import FAILURE_NAMES as FAILURE_NAMES
+from runner.tasks.parse import PER_TASK_KEYS as PER_TASK_KEYS
+from runner.tasks.parse import Failure as Failure
+from runner.tasks.parse import ManifestError as ManifestError
+from runner.tasks.parse import Rule as Rule
+from runner.tasks.parse import WorkloadSpec as WorkloadSpec
+from runner.tasks.parse import (
+    read_failures,
+    read_per_task,
+    read_rules,
+    read_str_map,
+    read_strs,
+    read_text,
+    read_workloads,
+)
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
+from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import is_default
+from runner.workload import names as workload_names
 
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-PER_TASK_KEYS = {"threads", "maps", "stack_kib"}  # [variant.per_task], read by runner.limits
-# What a [[failure]] pattern can mean; runner.verdict turns each into a verdict.
-FAILURE_MEANINGS = ("thread-limit", "out-of-memory", "runtime-limit", "fd-limit")
-# Names a failure's reason and remedy may use, besides arithmetic on them.
-FAILURE_NAMES = {"n", "sleep", "threads", "message"}
 # Names every command may use, besides the folder's tool names.
 COMMAND_NAMES = {"n", "sleep", "build", "dir", "python", "python_prefix", "npm_prefix", "maven_repo", "flags"}
 # Names only a workload's command may use besides those: the connections server's port and the
 # size of each connection's read buffer (tasks/README.md, "Connections protocol").
 WORKLOAD_NAMES = {"port", "buffer"}
-# What a program is asked to keep alive. "sleep" (the article's) is every variant's `run`; any
-# other is a [variant.workloads.NAME] table, so a runtime gains a workload in its manifest alone.
-SLEEP = "sleep"
-WORKLOADS = (SLEEP, "connections")
-
-
-class ManifestError(ValueError):
-    """A task.toml is missing, unreadable or wrong; the message names the file."""
+# What a program is asked to keep alive (runner.workloads): the default workload (sleep, the
+# article's) is every variant's `run`; any other is a [variant.workloads.NAME] table, so a runtime
+# gains a workload in its manifest alone.
 
 
 @dataclass(frozen=True)
@@ -70,50 +79,10 @@ class Build:
 
 
 @dataclass(frozen=True)
-class Rule:
-    min_n: int
-    args: list[str]
-    env: dict[str, str]
-    reason: str
-
-
-@dataclass(frozen=True)
 class Library:
     name: str
     file: str
     regex: str
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One message a runtime prints when it fails, and what it means (tasks/README.md).
-
-    thread-limit: the OS refused a thread (runner.verdict works out which limit);
-    out-of-memory: the runtime ran out of memory; runtime-limit: a limit of the runtime itself,
-    with its own reason and remedy (Erlang's process limit and `+P`).
-    """
-
-    pattern: re.Pattern[str]
-    means: str
-    code: str
-    reason: str | None  # template: {n} {sleep} {threads} {message}, arithmetic
-    remedy: str | None
-
-
-@dataclass(frozen=True)
-class WorkloadSpec:
-    """How a variant runs one workload other than sleep: [variant.workloads.NAME].
-
-    Fields left out (None) are the variant's own: its env, N-dependent flags and per-task needs
-    apply to every workload unless the table says otherwise. Failures add to the variant's.
-    """
-
-    run: list[str]
-    idiom: str | None
-    env: dict[str, str] | None
-    when: list[Rule] | None
-    per_task: dict[str, int] | None
-    failures: list[Failure]
 
 
 @dataclass
@@ -129,7 +98,7 @@ class Variant:
     own_idiom: str | None = None
     own_spread: str | None = None
     workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
-    workload: str = SLEEP  # the workload this record runs (see under())
+    workload: str = DEFAULT_WORKLOAD  # the workload this record runs (see under())
     # A variant at a version chosen on the version axis (runner.tasks.chosen): {NAME: version},
     # and the variant it is a version of; empty and None for the installed build.
     chosen_version: dict[str, str] = field(default_factory=dict)
@@ -137,8 +106,8 @@ class Variant:
 
     @property
     def has(self) -> tuple[str, ...]:
-        """The workloads this variant can run: sleep, then its manifest's, in WORKLOADS order."""
-        return tuple(w for w in WORKLOADS if w == SLEEP or w in self.workloads)
+        """The workloads this variant can run: the default, then its manifest's, in registry order."""
+        return tuple(w for w in workload_names() if is_default(w) or w in self.workloads)
 
     def under(self, workload: str) -> Variant:
         """This variant as it runs `workload`: run, env, flags, per-task needs, idiom and failures
@@ -146,7 +115,7 @@ class Variant:
         KeyError when the manifest has no such workload (callers check `has` first)."""
         if workload == self.workload:
             return self
-        if workload == SLEEP:
+        if is_default(workload):
             raise KeyError(workload)  # a workload view never goes back; use the loaded variant
         spec = self.workloads[workload]
         return replace(
@@ -225,100 +194,6 @@ class Chosen:
 # ---------------------------------------------------------------- manifests
 
 
-def _strs(value: object, where: str, path: Path) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ManifestError(f"{path}: {where} must be a list of strings")
-    return list(value)
-
-
-def _str_map(value: object, where: str, path: Path) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise ManifestError(f"{path}: {where} must be a table of strings")
-    return dict(value)
-
-
-def _text(value: object, where: str, path: Path) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ManifestError(f"{path}: {where} must be a non-empty string")
-    return value.strip()
-
-
-def _per_task(value: object, where: str, path: Path) -> dict[str, int]:
-    if not isinstance(value, dict) or not all(type(v) is int and v >= 0 for v in value.values()):
-        raise ManifestError(f"{path}: {where} must be a table of non-negative integers")
-    if unknown := set(value) - PER_TASK_KEYS:
-        raise ManifestError(f"{path}: {where}: unknown key(s) {', '.join(sorted(unknown))}")
-    return dict(value)
-
-
-def _failures(value: object, where: str, path: Path) -> list[Failure]:
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ManifestError(f"{path}: {where} must be an array of tables ([[failure]])")
-    out = []
-    for i, spec in enumerate(value):
-        here = f"{where}[{i}]"
-        means = spec.get("means")
-        if means not in FAILURE_MEANINGS:
-            raise ManifestError(f"{path}: {here}.means must be one of {', '.join(FAILURE_MEANINGS)}")
-        try:
-            pattern = re.compile(str(spec.get("pattern", "")))
-        except re.error as e:
-            raise ManifestError(f"{path}: {here}.pattern: {e}") from None
-        if not pattern.pattern:
-            raise ManifestError(f"{path}: {here}.pattern is required")
-        reason, remedy = spec.get("reason"), spec.get("remedy")
-        if means == "runtime-limit" and not (isinstance(reason, str) and isinstance(remedy, str)):
-            raise ManifestError(f"{path}: {here}: a runtime-limit needs a reason and a remedy")
-        for text in (reason, remedy):
-            if text is not None:
-                try:
-                    check(str(text), FAILURE_NAMES)
-                except TemplateError as e:
-                    raise ManifestError(f"{path}: {here}: {e}") from None
-        code = str(spec.get("code", means))
-        out.append(Failure(pattern, means, code, reason, remedy))
-    return out
-
-
-def _rules(value: object, where: str, path: Path) -> list[Rule]:
-    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
-        raise ManifestError(f"{path}: {where} must be an array of tables")
-    return [
-        Rule(
-            min_n=int(r.get("min_n", 0)),
-            args=_strs(r.get("args", []), f"{where}.args", path),
-            env=_str_map(r.get("env", {}), f"{where}.env", path),
-            reason=str(r.get("reason", "")),
-        )
-        for r in value
-    ]
-
-
-def _workloads(value: object, where: str, path: Path) -> dict[str, WorkloadSpec]:
-    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-        raise ManifestError(f"{path}: {where} must be tables ([variant.workloads.NAME])")
-    out = {}
-    for name, spec in value.items():
-        here = f"{where}.{name}"
-        if name not in WORKLOADS or name == SLEEP:
-            known = ", ".join(w for w in WORKLOADS if w != SLEEP)
-            raise ManifestError(f"{path}: {here}: unknown workload (known: {known}; sleep is `run`)")
-        run = _strs(spec.get("run"), f"{here}.run", path)
-        if not run:
-            raise ManifestError(f"{path}: {here}.run is empty")
-        out[name] = WorkloadSpec(
-            run=run,
-            idiom=_text(spec.get("idiom"), f"{here}.idiom", path),
-            env=_str_map(spec["env"], f"{here}.env", path) if "env" in spec else None,
-            when=_rules(spec["when"], f"{here}.when", path) if "when" in spec else None,
-            per_task=_per_task(spec["per_task"], f"{here}.per_task", path) if "per_task" in spec else None,
-            failures=_failures(spec.get("failure", []), f"{here}.failure", path),
-        )
-    return out
-
-
 def load_folder(folder: Path) -> TaskFolder:
     path = folder / "task.toml"
     try:
@@ -341,8 +216,8 @@ def load_folder(folder: Path) -> TaskFolder:
             raise ManifestError(f"{path}: tools.{name}.version_regex: {e}") from None
         tools[name] = Tool(
             name=name,
-            find=_strs(spec.get("find"), f"tools.{name}.find", path),
-            version=_strs(spec.get("version", ["{self}", "--version"]), f"tools.{name}.version", path),
+            find=read_strs(spec.get("find"), f"tools.{name}.find", path),
+            version=read_strs(spec.get("version", ["{self}", "--version"]), f"tools.{name}.version", path),
             version_regex=regex,
             min_version=str(spec["min_version"]) if "min_version" in spec else None,
             optional=bool(spec.get("optional", False)),
@@ -356,9 +231,9 @@ def load_folder(folder: Path) -> TaskFolder:
         builds.append(
             Build(
                 name=str(spec.get("name", f"build{i}")),
-                commands=[_strs(c, f"build[{i}].commands", path) for c in commands],
-                inputs=_strs(spec.get("inputs", []), f"build[{i}].inputs", path),
-                outputs=_strs(spec.get("outputs", []), f"build[{i}].outputs", path),
+                commands=[read_strs(c, f"build[{i}].commands", path) for c in commands],
+                inputs=read_strs(spec.get("inputs", []), f"build[{i}].inputs", path),
+                outputs=read_strs(spec.get("outputs", []), f"build[{i}].outputs", path),
             )
         )
     if not builds:
@@ -370,15 +245,15 @@ def load_folder(folder: Path) -> TaskFolder:
         description=task["description"],
         family=str(task.get("family", "other")),
         install=str(task.get("install", "")),
-        apt=_strs(task.get("apt", []), "task.apt", path),
-        pip=_strs(task.get("pip", []), "task.pip", path),
-        npm=_strs(task.get("npm", []), "task.npm", path),
-        maven=_strs(task.get("maven", []), "task.maven", path),
-        post_install=[_strs(c, "task.post_install", path) for c in task.get("post_install", [])],
+        apt=read_strs(task.get("apt", []), "task.apt", path),
+        pip=read_strs(task.get("pip", []), "task.pip", path),
+        npm=read_strs(task.get("npm", []), "task.npm", path),
+        maven=read_strs(task.get("maven", []), "task.maven", path),
+        post_install=[read_strs(c, "task.post_install", path) for c in task.get("post_install", [])],
         tools=tools,
         builds=builds,
-        failures=_failures(data.get("failure", []), "failure", path),
-        spread=_text(task.get("spread"), "task.spread", path),
+        failures=read_failures(data.get("failure", []), "failure", path),
+        spread=read_text(task.get("spread"), "task.spread", path),
     )
     variants = data.get("variant")
     if not isinstance(variants, list) or not variants:
@@ -387,10 +262,10 @@ def load_folder(folder: Path) -> TaskFolder:
         name = spec.get("name")
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ManifestError(f"{path}: variant[{i}].name must be lower-case letters, digits, - or _")
-        run = _strs(spec.get("run"), f"variant {name}: run", path)
+        run = read_strs(spec.get("run"), f"variant {name}: run", path)
         if not run:
             raise ManifestError(f"{path}: variant {name}: run is empty")
-        rules = _rules(spec.get("when", []), f"variant {name}: when", path)
+        rules = read_rules(spec.get("when", []), f"variant {name}: when", path)
         libs = [
             Library(str(lib["name"]), str(lib["file"]), str(lib["regex"]))
             for lib in spec.get("libraries", [])
@@ -400,14 +275,14 @@ def load_folder(folder: Path) -> TaskFolder:
                 name,
                 tf,
                 run,
-                _str_map(spec.get("env", {}), f"variant {name}: env", path),
+                read_str_map(spec.get("env", {}), f"variant {name}: env", path),
                 libs,
                 rules,
-                _per_task(spec.get("per_task", {}), f"variant {name}: per_task", path),
-                _failures(spec.get("failure", []), f"variant {name}: failure", path),
+                read_per_task(spec.get("per_task", {}), f"variant {name}: per_task", path),
+                read_failures(spec.get("failure", []), f"variant {name}: failure", path),
                 str(spec["idiom"]) if "idiom" in spec else None,
-                _text(spec.get("spread"), f"variant {name}: spread", path),
-                _workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
+                read_text(spec.get("spread"), f"variant {name}: spread", path),
+                read_workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
             )
         )
     _check_placeholders(tf)

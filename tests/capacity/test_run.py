@@ -19,8 +19,8 @@ from runner.measure.result import RunResult
 from runner.results import ResultsDir, RunRecord
 from runner.results.capacity import CapacityResult
 from runner.tasks.manifest import load_all
-from tests.conftest import processes_with, require
-from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
+from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
+from tests.support.process import processes_with, require
 
 FAKE = str(FIXTURE_TASKS / "fake" / "fake.py")
 

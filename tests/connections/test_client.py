@@ -6,10 +6,10 @@ from __future__ import annotations
 import subprocess
 import time
 
-from runner.connections.client import LoadClient, ensure_client
-from runner.connections.port import free_port
-from tests.conftest import processes_with
-from tests.connections.support import sockets_on, start_server
+from runner.workloads.connections.client import LoadClient, ensure_client
+from runner.workloads.connections.port import free_port
+from tests.support.connections import sockets_on, start_server
+from tests.support.process import processes_with
 
 
 def _wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
@@ -42,7 +42,7 @@ def test_holds_n_connections_and_closes_them_all_leaving_no_socket(fake_server, 
     assert report.user_s is not None and report.sys_s is not None
     assert sockets_on(port) == []  # no TIME-WAIT, no CLOSE-WAIT: nothing of the run is left
     assert processes_with(str(ensure_client())) == []
-    assert client.cg is not None and not client.cg.path.exists()
+    assert client.cg.reason is None and not client.cg.path.exists()
 
 
 def test_counts_the_connections_a_server_drops(fake_server, machine):

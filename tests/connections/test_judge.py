@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from runner.connections.client import ClientReport
-from runner.connections.judge import judge
 from runner.measure.result import RunResult
+from runner.workloads.connections.client import ClientReport
+from runner.workloads.connections.judge import judge
 
 
 def result(**changes) -> RunResult:  # type: ignore[no-untyped-def]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from runner import tasks
-from tests.conftest import require
-from tests.test_sweep import FIXTURE_TASKS, ROOT
+from tests.support.cli import FIXTURE_TASKS, ROOT
+from tests.support.process import require
 
 README = ROOT / "docs" / "compare.md"
 WORKFLOW = ROOT / ".github" / "workflows" / "memory.yml.example"

@@ -11,8 +11,8 @@ import pytest
 
 from runner import lock, tasks
 from runner.execute import execute
-from tests.conftest import require
-from tests.connections.support import machine  # noqa: F401  (fixture)
+from tests.support.connections import machine  # noqa: F401  (fixture)
+from tests.support.process import require
 
 VARIANTS = {name: v for name, v in tasks.load_all().items() if "connections" in v.has}
 N = 50

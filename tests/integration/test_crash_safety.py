@@ -20,8 +20,8 @@ import pytest
 
 from runner.limits import journal
 from runner.measure import cgroups
-from tests.conftest import processes_with, require
-from tests.test_sweep import FIXTURE_TASKS, memrun, rows, run
+from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
+from tests.support.process import processes_with, require
 
 MAP_COUNT = Path("/proc/sys/vm/max_map_count")
 PID_MAX = Path("/proc/sys/kernel/pid_max")

@@ -10,9 +10,10 @@ import subprocess
 
 import pytest
 
-from runner import overlap, tasks
+from runner import tasks
+from runner.judge import overlap
 from runner.measure import MIB, measure
-from tests.conftest import require
+from tests.support.process import require
 
 EXPECTED = {
     # the 2023 article's ten

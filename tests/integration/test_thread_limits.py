@@ -16,7 +16,7 @@ import pytest
 
 from runner import tasks
 from runner.limits import host, read_limits
-from tests.conftest import default_sigint, require
+from tests.support.process import default_sigint, require
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LIMITS = {"pid_max": 32768, "max_map_count": 65530}

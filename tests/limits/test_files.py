@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from runner.limits import files, read_limits
-from tests.limits.here import HERE_CONN, PRIVILEGED
+from tests.support.here import HERE_CONN, PRIVILEGED
 
 
 def test_n_plus_the_spare_rounded_for_both_ends_with_cap_sys_resource():

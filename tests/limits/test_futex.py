@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from runner.limits import futex, host
-from tests.conftest import require
+from tests.support.process import require
 
 ROOT = Path(__file__).resolve().parents[2]
 # What a process reads back from the kernel: the futex hash it has once it has a second thread.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from runner import tasks, verdict
+from runner import tasks
+from runner.judge import verdict
 from runner.limits import host
-from tests.limits.here import HERE, RUST
-from tests.test_verdict import RUST_PANIC, failed
+from tests.support.here import HERE, RUST
+from tests.support.runs import RUST_PANIC, failed
 
 RUST_FAILURES = tasks.load_all()["rust-threads"].failures
 

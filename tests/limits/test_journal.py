@@ -10,7 +10,7 @@ from pathlib import Path
 
 from runner.limits import journal
 from runner.state import Owner
-from tests.conftest import require
+from tests.support.process import require
 
 MAP_COUNT = Path("/proc/sys/vm/max_map_count")
 

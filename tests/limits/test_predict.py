@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from runner.limits import Hit, host, max_n, predict
-from tests.limits.here import HERE, JAVA, RUST
+from tests.support.here import HERE, JAVA, RUST
 
 
 def _hits(n: int, per_task: dict) -> dict[str, Hit]:

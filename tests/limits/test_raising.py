@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from runner.limits import host, raising
-from tests.conftest import require
-from tests.limits.here import HERE, JAVA, RUST
+from tests.support.here import HERE, JAVA, RUST
+from tests.support.process import require
 
 
 def _read_map_count() -> int:
@@ -141,7 +141,7 @@ NR_OPEN = Path("/proc/sys/fs/nr_open")
 
 
 def test_plan_for_connections_raises_only_the_sysctls_n_connections_need():
-    from tests.limits.here import HERE_CONN, PRIVILEGED
+    from tests.support.here import HERE_CONN, PRIVILEGED
 
     plan = {c.name: (c.new, c.sysctl) for c in raising.plan(1_000_000, [{}], HERE_CONN, "connections")}
     assert plan == {"net.core.somaxconn": (65_535, "net/core/somaxconn")}  # RLIMIT_NOFILE is no sysctl
@@ -168,7 +168,7 @@ def test_plan_for_connections_raises_only_the_sysctls_n_connections_need():
 
 def test_for_budget_bounds_a_capacity_search_by_the_least_a_task_costs():
     from runner import tasks
-    from tests.test_sweep import FIXTURE_TASKS
+    from tests.support.cli import FIXTURE_TASKS
 
     fake = tasks.load_folder(FIXTURE_TASKS / "fake").variants[0]
     assert raising.for_budget(256 << 20, [fake]) is None  # no thread, no connection: nothing to raise
@@ -227,8 +227,8 @@ def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path)
     """fs.nr_open and net.core.somaxconn raised by a process killed with SIGKILL stay raised (no
     finally runs), and the next memrun command puts both back from the journal."""
     from runner.limits import journal
-    from tests.test_sweep import ROOT
-    from tests.test_sweep import run as memrun_cli
+    from tests.support.cli import ROOT
+    from tests.support.cli import run as memrun_cli
 
     require(_can_write(SOMAXCONN) and _can_write(NR_OPEN), "root with writable fs.nr_open and somaxconn")
     with _machine_lock():
@@ -281,7 +281,7 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
     from runner import sweep, tasks
     from runner.inputs import SleepSpec
     from runner.results import ResultsDir
-    from tests.test_verdict import FD_TASKS
+    from tests.support.runs import FD_TASKS
 
     asked: list[tuple] = []
 

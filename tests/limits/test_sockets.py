@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from runner.limits import read_limits, sockets
-from tests.limits.here import HERE_CONN
+from tests.support.here import HERE_CONN
 
 
 def test_sources_needed_over_127_0_0_0_8():

@@ -12,7 +12,7 @@ import pytest
 
 from runner.measure import MIB, measure
 from runner.measure.cgroups import detect
-from tests.conftest import default_sigint, marker, probe, processes_with, require
+from tests.support.process import default_sigint, marker, probe, processes_with, require
 
 ROOT = Path(__file__).resolve().parents[2]
 

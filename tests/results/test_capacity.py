@@ -9,7 +9,7 @@ import pytest
 
 from runner.results import ResultsError
 from runner.results.capacity import CapacityResult
-from runner.results.store import load_capacity
+from runner.results.load import load_capacity
 
 REFERENCE = Path(__file__).parents[2] / "plots" / "data"
 

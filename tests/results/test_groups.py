@@ -19,7 +19,7 @@ from runner.results.groups import (
     version_words,
 )
 from runner.results.summary import load_runs
-from tests.test_sweep import rows, run
+from tests.support.cli import rows, run
 
 
 def _sweep(tmp_path, *args):

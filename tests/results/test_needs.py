@@ -9,8 +9,8 @@ from click.testing import CliRunner
 from runner.cli import main
 from runner.results import RunRecord
 from runner.results.needs import thread_need
-from tests.limits.here import HERE, RUST
-from tests.test_verdict import result
+from tests.support.here import HERE, RUST
+from tests.support.runs import result
 
 KIB = 1024
 

@@ -8,7 +8,7 @@ import pytest
 
 from runner.results import RunRecord, load_sweeps, workloads
 from runner.results.summary import load_runs, summarize
-from tests.show.crafted import write_results
+from tests.support.crafted import write_results
 
 
 def test_rows_stored_before_workloads_load_as_sleep(tmp_path):

@@ -17,7 +17,7 @@ def test_limits_report_names_the_limit_each_variant_hits():
 
 
 def test_connections_report_without_n_shows_values_but_no_needs():
-    from runner.show.limits import connections_report
+    from runner.workloads.connections.limits import limits_report as connections_report
 
     text = connections_report(None, tasks.load_all().values())
     assert text.startswith("Limits one connection meets here")

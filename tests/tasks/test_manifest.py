@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
-from tests.limits.here import JAVA, RUST
+from tests.support.here import JAVA, RUST
 
 
 def test_manifests_declare_per_task_needs():

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from runner import tasks
 from runner.cli import main
 from runner.tasks import install, packages
-from tests.conftest import require
+from tests.support.process import require
 
 DPKG_QUERY = """#!/bin/sh
 # dpkg-query -W -f=FORMAT PKG...: one line per package listed in $STATE, an error for the others

@@ -20,7 +20,7 @@ import pytest
 
 from runner.measure import cgroups
 from runner.measure.core import measure
-from tests.conftest import probe, require
+from tests.support.process import probe, require
 from tests.vm import machine
 
 GUEST = Path(__file__).parent / "guest"

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.test_sweep import FIXTURE_TASKS
+from tests.support.cli import FIXTURE_TASKS
 
 CG = Path("/sys/fs/cgroup")
 ROOT = Path(__file__).resolve().parents[3]

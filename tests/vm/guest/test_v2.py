@@ -18,7 +18,7 @@ import pytest
 
 from runner.measure import cgroups
 from runner.measure.core import measure
-from tests.conftest import probe
+from tests.support.process import probe
 from tests.vm.guest import layouts
 from tests.vm.guest.layouts import CG, USER
 
@@ -85,7 +85,7 @@ def test_the_cap_excludes_swap():
 
 def test_without_memory_peak_the_peak_is_sampled_and_says_so(monkeypatch):
     # Linux before 5.19 has no memory.peak: played here by hiding it from memrun
-    monkeypatch.setattr(cgroups.RunCgroup, "peak", lambda self: (None, "memory.peak not readable"))
+    monkeypatch.setattr(cgroups.V2Cgroup, "peak", lambda self: (None, "memory.peak not readable"))
     r = measure(probe("alloc.py", 64, 1.0), interval=0.05)
     assert r.cgroup_peak is not None and r.cgroup_peak_source.startswith(
         "sampled memory.current every 0.05 s"

@@ -1,0 +1,74 @@
+"""The options only `memrun sweep` has (click only): what it runs, how long each run sleeps, how
+often, under which label and settings, and whether it may raise kernel limits."""
+
+from __future__ import annotations
+
+import click
+
+N_OPTION = click.option(
+    "--n",
+    "n_list",
+    default="1,1e4,1e5,1e6",
+    show_default=True,
+    help="Task counts, comma-separated: 1e4, 10k, 10_000 and 10000 all mean ten thousand.",
+)
+
+VARIANT_OPTION = click.option(
+    "-r",
+    "--variant",
+    "variant_names",
+    multiple=True,
+    help="Variant to run (repeatable; default: all). See `memrun doctor`.",
+)
+
+SLEEP_OPTION = click.option(
+    "--sleep",
+    "sleep_text",
+    default="10",
+    show_default=True,
+    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a run whose "
+    "spawning outlasted the sleep is run again with a sleep of twice the spawn time, rounded up to "
+    "5 s (the row records the sleep used). connections: seconds the N connections are held after "
+    "`ready N` (holding starts once all are open, so it is never outlasted; auto = 10 s).",
+)
+
+REPEAT_OPTION = click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Runs per (variant, N); the report gives median and min-max.",
+)
+
+LABEL_OPTION = click.option(
+    "--label",
+    default=None,
+    help="Name stored in every run (default: the host name); `report`, `plot` and `compare` never "
+    "pool runs of different labels into one median.",
+)
+
+ENV_OPTION = click.option(
+    "--env",
+    "env_items",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set a variable for every run (repeatable), over the manifest's own: an A/B test of a "
+    "runtime setting (GOGC=50, JAVA_TOOL_OPTIONS=-Xss512k). Stored in every run; report and "
+    "compare keep such runs apart and name the setting.",
+)
+
+WAIT_OPTION = click.option(
+    "--wait",
+    is_flag=True,
+    help="If another measurement holds the machine, wait for it instead of exiting with status 2.",
+)
+
+RAISE_LIMITS_OPTION = click.option(
+    "--raise-limits",
+    is_flag=True,
+    help="(root) Raise kernel.pid_max, threads-max, vm.max_map_count and RLIMIT_NPROC to "
+    "what the largest N needs; for connections also fs.nr_open, net.core.somaxconn and, where they "
+    "apply, fs.file-max, tcp_max_syn_backlog and nf_conntrack_max (`memrun limits --workload "
+    "connections --n N` lists them). Every value is put back afterwards, and after a SIGKILL by "
+    "the next memrun command.",
+)

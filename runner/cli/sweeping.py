@@ -1,0 +1,167 @@
+"""`memrun sweep`: every variant at every N, each run stored as it ends."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import click
+
+from runner.cli.app import (
+    InputError,
+    check_futex_hash,
+    check_raise_limits,
+    err,
+    machine,
+    main,
+    select_variants,
+)
+from runner.cli.options import (
+    BUFFER_OPTION,
+    FUTEX_HASH_OPTION,
+    INTERVAL_OPTION,
+    MEMORY_CAP_OPTION,
+    out_option,
+    resolve_memory_cap,
+    timeout_option,
+    workload_option,
+)
+from runner.cli.sweep_options import (
+    ENV_OPTION,
+    LABEL_OPTION,
+    N_OPTION,
+    RAISE_LIMITS_OPTION,
+    REPEAT_OPTION,
+    SLEEP_OPTION,
+    VARIANT_OPTION,
+    WAIT_OPTION,
+)
+from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
+from runner.inputs import sweep_inputs
+from runner.limits import futex
+from runner.results import ResultsDir, ResultsError, ResultsWriteError
+
+
+@main.command(short_help="Measure every variant at every N and store the runs.")
+@N_OPTION
+@VARIANT_OPTION
+@SLEEP_OPTION
+@workload_option()
+@BUFFER_OPTION
+@REPEAT_OPTION
+@out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
+@click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
+@LABEL_OPTION
+@ENV_OPTION
+@timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
+@INTERVAL_OPTION
+@MEMORY_CAP_OPTION
+@WAIT_OPTION
+@RAISE_LIMITS_OPTION
+@FUTEX_HASH_OPTION
+@VERSION_OPTION
+@VERSIONS_PRESET_OPTION
+def sweep(
+    n_list: str,
+    variant_names: tuple[str, ...],
+    sleep_text: str,
+    repeat: int,
+    out_dir: str,
+    resume: bool,
+    label: str | None,
+    env_items: tuple[str, ...],
+    timeout: float | None,
+    interval: float,
+    memory_cap: int | str,
+    wait: bool,
+    raise_limits: bool,
+    futex_hash: int | None,
+    workload: str,
+    buffer: int,
+    version_items: tuple[str, ...],
+    preset: str | None,
+) -> None:
+    """Measure every variant at every N: build, run each cell once at a time, store each run.
+
+    A run counts (verdict "valid") only if it exited 0 and printed `ready N` before the sleep
+    ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
+    their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
+
+    --workload connections measures memory per idle TCP connection instead: each variant's server
+    (tasks/README.md, "Connections protocol") accepts N connections from memrun's own load
+    client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the
+    server's), and reads one 16-byte message on each; once it says `ready N` the connections are
+    held for the sleep, then closed, and the server must exit 0. A run is invalid when a
+    connection was dropped or reset by the server before the close, the client could not open
+    N, or the server never said `ready N`. Variants without the workload are skipped, by name.
+    """
+    from runner import sweep as sweeping
+
+    try:
+        ns, sleep, env_override = sweep_inputs(n_list, sleep_text, label, env_items, buffer)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    check_raise_limits(raise_limits)
+    check_futex_hash(futex_hash)
+    out = ResultsDir(out_dir)
+    install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
+    opts = sweeping.SweepOptions(
+        variants=[],
+        ns=ns,
+        sleep=sleep,
+        repeat=repeat,
+        out=out,
+        resume=resume,
+        timeout=timeout,
+        interval=interval / 1000.0,
+        raise_limits=raise_limits,
+        memory_cap=resolve_memory_cap(memory_cap, log=err),
+        futex_hash=futex_hash,
+        label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
+        env_override=env_override,
+        workload=workload,
+        buffer=buffer,
+    )
+    with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
+        opts.variants = install()
+        try:
+            if skipped := sweeping.skipped(opts, refuse_all=True):
+                err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
+        except ValueError as e:
+            raise InputError(str(e)) from None
+        _sweep(opts, out)
+
+
+def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
+    from runner import sweep as sweeping
+    from runner.cli.progress import SweepPrinter
+    from runner.show.story import sweep_ended, write_failed
+
+    try:
+        sweeping.prepare(opts, log=err)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    except ResultsWriteError as e:
+        raise click.ClickException(write_failed(e, out)) from None
+    printer = SweepPrinter()
+    try:
+        end = sweeping.run_sweep(opts, printer.progress())
+    except KeyboardInterrupt:
+        printer.clear()
+        click.echo(
+            f"interrupted: finished runs are kept in {out.path}/runs.jsonl; "
+            f"continue with the same command plus --resume",
+            err=True,
+        )
+        sys.exit(130)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    except ResultsWriteError as e:  # disk full: exit status 1, every finished run intact
+        printer.clear()
+        raise click.ClickException(write_failed(e, out)) from None
+    except OSError as e:  # a limit that cannot be raised
+        printer.clear()
+        raise click.ClickException(f"sweep stopped, finished runs are kept in {out.path}: {e}") from None
+    printer.clear()
+    for line in sweep_ended(end, out):
+        click.echo(line)

@@ -1,0 +1,71 @@
+"""The run's sampler: every interval, the process tree's summed RSS, threads, processes, page
+tables and CPU time, each process's kernel high-water mark, and the cgroup's usage and breakdown.
+What it keeps is the timeline and the highest of each, for the run's record."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from runner.measure import procfs
+from runner.measure.cgroups import RunCgroup
+from runner.measure.result import Sample
+
+
+@dataclass
+class Sampler:
+    """Samples one run's tree and cgroup; the fields are what the record takes from them."""
+
+    cg: RunCgroup
+    on_sample: Callable[[Sample], None] | None = None
+    timeline: list[Sample] = field(default_factory=list)
+    hwm: dict[int, int] = field(default_factory=dict)  # pid -> its VmHWM, the highest seen
+    sampled_peak: int | None = None  # highest summed RSS (None: never sampled a live process)
+    pte_peak: int | None = None
+    threads_max: int = 0
+    procs_max: int = 0
+    cg_best: int = -1  # highest cgroup usage sampled
+    breakdown: dict[str, int] = field(default_factory=dict)  # at that sample
+    held_best: int = -1
+    held: dict[str, int] = field(default_factory=dict)  # highest kernel part while held
+
+    def sample(self, t0: float, root: int, holding: bool) -> None:
+        """One point at monotonic time - t0. holding: a companion holds what it opened (the
+        connections' client, between `ready` and its close): the breakdown of the highest kernel
+        part in that window is kept apart, since the highest total may come as the companion undoes
+        its work (a server whose user memory grows while its sockets are freed at the close), when
+        the kernel part is read half-emptied."""
+        rss = threads = pte = procs = 0
+        user = system = 0.0
+        for pid in self.cg.members(root):
+            st = procfs.read_status(pid)
+            if st is None:
+                continue
+            procs += 1
+            rss += st.rss
+            threads += st.threads
+            pte += st.pte
+            self.hwm[pid] = max(self.hwm.get(pid, 0), st.hwm)
+            cpu = procfs.read_cpu(pid)
+            if cpu is not None:
+                user, system = user + cpu[0], system + cpu[1]
+        usage = self.cg.usage()
+        if usage is not None and usage > self.cg_best:
+            self.cg_best = usage
+            self.breakdown = self.cg.breakdown()
+        if usage is not None and holding:
+            held = self.cg.breakdown()
+            kernel = held.get("kernel", 0) + held.get("sock", 0)
+            if kernel > self.held_best:
+                self.held_best, self.held = kernel, held
+        if procs:
+            self.sampled_peak = max(self.sampled_peak or 0, rss)
+            self.pte_peak = max(self.pte_peak or 0, pte)
+        self.threads_max = max(self.threads_max, threads)
+        self.procs_max = max(self.procs_max, procs)
+        cpu_s = (round(user, 2), round(system, 2)) if procs else (None, None)
+        point = Sample(round(time.monotonic() - t0, 4), rss, threads, procs, usage, *cpu_s)
+        self.timeline.append(point)
+        if self.on_sample:
+            self.on_sample(point)

@@ -1,0 +1,110 @@
+"""What `memrun report` and `memrun plot` make of the selected runs: the report in the format asked
+(a table, the HTML page, or a file for Bencher or github-action-benchmark, with the capacity answers
+and the version tables where the format has room for them), and every figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from runner.analysis.versions import has_versions
+from runner.results import workloads
+from runner.results.summary import sweep_runs
+
+FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
+
+
+def report(
+    runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str, metric: str, capacity: list[dict[str, Any]]
+) -> str:
+    """The report as text in fmt (without a final newline, but for html)."""
+    if fmt == "html":
+        from runner.show.exports import htmlpage
+
+        return htmlpage.page(runs, sweeps, metric, capacity)
+    if fmt in ("bmf", "gab"):
+        from runner.show.exports import bmf, gab
+
+        return (bmf if fmt == "bmf" else gab).render(runs, sweeps).rstrip("\n")
+    from runner.show.tables import labelled
+
+    text = labelled.report(runs, fmt, metric, sweeps)
+    if capacity and fmt == "md":
+        from runner.show.tables.capacity import capacity_markdown
+
+        what = workloads.noun(workloads.of(capacity[0]))
+        text += f"\n\nConcurrent {what} that fit in a memory budget (`memrun capacity`):\n\n"
+        text += capacity_markdown(capacity).rstrip("\n")
+    if fmt == "md":
+        text += _across_versions(runs, metric, sweeps)
+    return text
+
+
+def _across_versions(runs: pd.DataFrame, metric: str, sweeps: list[dict[str, Any]]) -> str:
+    """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
+    from runner.show.tables import versions
+
+    if runs.empty or not has_versions(runs):
+        return ""
+    return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
+        sweep_runs(runs), metric, sweeps
+    )
+
+
+def installed(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs the bar, log-log and per-task figures draw: those of installed builds, when there
+    are any; runs at chosen versions (`sweep --version`) have their own figure, versions-*."""
+    if "version_of" not in runs:
+        return runs
+    plain = runs[runs["version_of"].isna()]
+    return plain if not plain.empty else runs
+
+
+def figures(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    out_dir: Path,
+    metric: str,
+    capacity: list[dict[str, Any]],
+) -> tuple[list[Path], str]:
+    """Every figure of the selected runs, written to out_dir: the sweep's (once per label where
+    there are several), the capacity answers', the version axes'. Returns the files and the
+    note on labels kept apart ("" if none). OSError and ValueError reach the caller."""
+    from runner.show.figures.labelled import plot as plot_labelled
+
+    written: list[Path] = []
+    note = ""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    swept = sweep_runs(runs)
+    if not capacity or not swept.empty:
+        # sweeps only: capacity probes are no cells of these figures, and probes made on
+        # another kernel build would otherwise be a label of their own with nothing to draw
+        drawn = swept if not swept.empty else runs
+        ids = set(drawn["sweep_id"]) if "sweep_id" in drawn else set()
+        theirs = [s for s in sweeps if s.get("sweep_id") in ids] or sweeps  # the captions' machines
+        written, note = plot_labelled(installed(drawn), theirs, out_dir, metric)
+    return written, note
+
+
+def more_figures(
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    out_dir: Path,
+    metric: str,
+    capacity: list[dict[str, Any]],
+) -> list[Path]:
+    """The capacity answers' figures and the version axes' (after the sweep's)."""
+    written: list[Path] = []
+    if capacity:
+        from runner.show.figures.capacity import capacity_figures
+        from runner.show.figures.style import save
+
+        for stem, fig in capacity_figures(capacity, runs, sweeps):
+            written += save(fig, out_dir, stem, ("png", "svg"))
+    if not sweep_runs(runs).empty and has_versions(runs):
+        from runner.show.figures import versions
+
+        written += versions.write(sweep_runs(runs), sweeps, out_dir, metric)
+    return written

@@ -1,0 +1,1 @@
+"""Figures drawn with matplotlib from stored results: one module per kind of figure, style shared."""

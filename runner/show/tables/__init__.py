@@ -1,0 +1,1 @@
+"""Tables from stored results, as Markdown for people and CSV or JSON for tools."""

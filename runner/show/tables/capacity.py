@@ -1,0 +1,165 @@
+"""Capacity results as text: the table variant x budget (max N, tasks per MiB, what stopped it)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from runner.results import latest_capacity
+from runner.units import size
+
+LEGEND = (
+    "max N = the largest N whose run was valid (exit 0, `ready N` before the sleep ran out, nothing "
+    "OOM-killed) inside a memory cgroup capped at the budget, swap excluded, in every run made there "
+    "(at least two) and below every failure; found to within 2 % of the first failing N by steps "
+    "along the memory line of the valid probes, and bisection. Where the runtime passes or fails "
+    "from run to run, the answer is a band: max N fits, and from the first failing N up to the "
+    "largest N seen valid once, runs pass or fail (how many of each, in brackets); such a lower edge "
+    "is found to within 5 %. Each probe sleeps 1.5 x the spawn time "
+    "expected (at least 2 s; a probe whose tasks were not all alive in time, and still growing, is "
+    "re-run once with twice the sleep), so a capacity holds for tasks that live that long. "
+    "tasks/MiB = max N / budget. The cap counts everything the cgroup is charged: heap, stacks, "
+    "kernel memory of threads, page cache."
+)
+
+
+def budget_label(budget: int) -> str:
+    return size(budget).replace(" ", "\u00a0") if budget % (1 << 20) else f"{budget >> 20:,} MiB"
+
+
+def short(n: int) -> str:
+    """74,617 -> 74.6k, 1,224,777 -> 1.22M: band edges side by side stay readable."""
+    for unit, scale in (("M", 1_000_000), ("k", 1_000)):
+        if n >= scale:
+            value = n / scale
+            return f"{value:.3g}{unit}" if value < 100 else f"{value:,.0f}{unit}"
+    return str(n)
+
+
+def band_text(r: dict[str, Any]) -> str | None:
+    """The flaky span of a noisy result, in words; None for a point answer (or an old row)."""
+    top, first = r.get("flaky_up_to"), r.get("first_failing_n")
+    if not r.get("noisy") or top is None or top <= r["max_n"]:
+        return None
+    low = min(first, top) if first is not None else top
+    runs = f"{r.get('flaky_passed', 0)} passed, {r.get('flaky_failed', 0)} failed"
+    if short(low) == short(top):  # one N (or two that round alike) passed once and failed once
+        return f"at {top:,} runs pass or fail ({runs})"
+    return f"{short(low)}–{short(top)} pass or fail from run to run ({runs})"
+
+
+def _cell(r: dict[str, Any]) -> str:
+    if not r["max_n"]:
+        text = "**none fit**"
+    else:
+        text = f"**{r['max_n']:,}** · {r['max_n'] / (r['budget_bytes'] / (1 << 20)):,.0f}/MiB"
+    band = band_text(r)
+    if band:
+        text += f" · {band}"
+    if r.get("stopped_by"):
+        text += f" · then {r['stopped_by']}"
+    if r.get("noisy") and not band:
+        text += " · *noisy*"
+    return text
+
+
+def cost_line(r: dict[str, Any]) -> str:
+    """One search's cost against its floor (see runner.capacity.floor), or why there is none."""
+    cost, floor = r.get("cost_s"), r.get("floor_s")
+    if cost is None or not floor:
+        return "cost not recorded"
+    return f"{cost:,.1f} s of probes, floor {floor:,.1f} s: {cost / floor:.2f}× floor"
+
+
+def cost_total(results: list[dict[str, Any]]) -> str:
+    """The sum over searches: what the goal (1.5 x in total) is judged on."""
+    measured = [r for r in results if r.get("cost_s") is not None and r.get("floor_s")]
+    if not measured:
+        return "no search with a recorded cost"
+    cost = sum(r["cost_s"] for r in measured)
+    floor = sum(r["floor_s"] for r in measured)
+    return (
+        f"{len(measured)} searches, {sum(r.get('probes', 0) for r in measured):,} probes: "
+        f"{cost / 60:,.1f} min of probes against a floor of {floor / 60:,.1f} min, "
+        f"{cost / floor:.2f}× floor"
+    )
+
+
+def capacity_markdown(results: list[dict[str, Any]]) -> str:
+    """variant x budget, the last result per pair (a re-run replaces an earlier one)."""
+    if not results:
+        return ""
+    last = latest_capacity(results)
+    budgets = sorted({b for _, b in last})
+    variants = sorted({v for v, _ in last})
+    lines = [
+        "| variant | " + " | ".join(f"fits in {budget_label(b)}" for b in budgets) + " |",
+        "|---|" + "---|" * len(budgets),
+    ]
+    for v in variants:
+        lines.append(
+            f"| {v} | " + " | ".join(_cell(last[(v, b)]) if (v, b) in last else "—" for b in budgets) + " |"
+        )
+    return "\n".join(lines) + "\n\n" + LEGEND + "\n"
+
+
+def check_markdown(checks: list[dict[str, Any]]) -> str:
+    """`memrun capacity --check`: each stored boundary re-run, and whether it held. A point holds
+    when max N is valid again and 1.05 x the first failing N is not; a band when max N is valid
+    again (its top, run once more, is reported, not judged)."""
+    lines = [
+        "| variant | budget | max N again | 1.05 x first failing N | band's top again | sleep | result |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in checks:
+        again = "valid" if c["valid_again"] else "**not valid**"
+        above = f"failed ({c['above_code']})" if c["above_failed"] else "**valid**"
+        top = "—"
+        if c.get("flaky_up_to") is not None:
+            top = f"{c['flaky_up_to']:,}: {'passed' if c['flaky_passed'] else 'failed'}"
+        sleep = f"{c['sleep_s']:g} s" if c.get("sleep_s") is not None else "predicted"
+        what = "band" if c.get("noisy") else "point"
+        verdict = f"{what} holds" if c["held"] else f"**{what} does not hold**"
+        lines.append(
+            f"| {c['variant']} | {budget_label(c['budget_bytes'])} | {c['max_n']:,}: {again} | "
+            f"{c['above_n']:,}: {above} | {top} | {sleep} | {verdict} |"
+        )
+    return "\n".join(lines) + "\n\n" + check_summary(checks) + "\n"
+
+
+def check_summary(checks: list[dict[str, Any]]) -> str:
+    """The re-check in one paragraph: points that held (the goal is 95 %), bands whose max N held,
+    and how often the top of a band passed again."""
+    points = [c for c in checks if not c.get("noisy")]
+    bands = [c for c in checks if c.get("noisy")]
+    parts = []
+    if points:
+        held = sum(c["held"] for c in points)
+        parts.append(f"{held} of {len(points)} point answers hold ({100 * held / len(points):.0f} %).")
+    if bands:
+        held = sum(c["held"] for c in bands)
+        tops = [c for c in bands if c.get("flaky_passed") is not None]
+        passed = sum(bool(c["flaky_passed"]) for c in tops)
+        parts.append(
+            f"{held} of {len(bands)} bands hold (max N valid again); "
+            f"the band's top passed again in {passed} of {len(tops)}."
+        )
+    return " ".join(parts)
+
+
+def capacity_json_lines(results: list[dict[str, Any]]) -> str:
+    keys = (
+        "variant",
+        "budget_bytes",
+        "max_n",
+        "first_failing_n",
+        "noisy",
+        "flaky_up_to",
+        "flaky_passed",
+        "flaky_failed",
+        "stopped_by",
+        "probes",
+        "cost_s",
+        "floor_s",
+    )
+    return "".join(json.dumps({k: r.get(k) for k in keys}) + "\n" for r in results)

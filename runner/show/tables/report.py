@@ -1,0 +1,131 @@
+"""Tables from stored results: variants x N, never re-running anything.
+
+Markdown is for pasting into a blog post next to the 2023 article's table (MB, 10^6 bytes, like
+the article); CSV and JSON are the tidy records of runner.analysis.records, one per (variant, N),
+with raw numbers for other tools. The words it shares with the figures (N labels, units, captions)
+come from runner.show.text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from runner.analysis.records import records
+from runner.results import workloads
+from runner.results.record import METRICS
+from runner.results.summary import SPREAD_LIMIT
+from runner.show.text import (
+    DAGGER,
+    caption,
+    cell_status,
+    kib_per_task,
+    metric_title,
+    n_label,
+    seconds,
+    short,
+    sleep_note,
+    unusual_sleep,
+    usual_sleep,
+    variant_info,
+)
+from runner.units import mb
+from runner.workload import get
+
+FORMATS = ("md", "csv", "json")
+
+
+def md_cell(rec: dict[str, Any], usual: float | None) -> str:
+    if rec["median_bytes"] is None:
+        text = f"*{short(cell_status(rec), 80)}*"
+    else:
+        text = f"**{mb(rec['median_bytes'])}**"
+        if rec["valid"] > 1:
+            text += f" ({rec['min_mb']:,.1f}–{rec['max_mb']:,.1f})"
+        if rec["spread_flag"]:
+            text += f" ⚠{rec['spread'] * 100:.0f}%"
+        words = get(rec.get("workload")).words
+        if rec["per_task_bytes"] is not None:
+            text += f" · {kib_per_task(rec['per_task_bytes'], words.unit)}"
+        if rec.get("kernel_per_task_bytes") is not None:
+            text += f" · kernel {kib_per_task(rec['kernel_per_task_bytes'], words.unit)}"
+        if rec["spawn_s"] is not None:
+            text += f" · {words.spawn} {seconds(rec['spawn_s'])}"
+    sleep = unusual_sleep(rec, usual)
+    if sleep is not None:
+        text += f" {DAGGER}{sleep:g} s"
+    return text.replace("|", "\\|")
+
+
+def legend(metric: str, summary: pd.DataFrame) -> str:
+    """One line under the table, so a pasted table carries its own units."""
+    shown = get(workloads.only(summary)).module("show")
+    if shown is not None and hasattr(shown, "legend"):
+        return shown.legend(metric, summary)
+    line = (
+        f"MB = 10^6 bytes of {METRICS.get(metric, metric)}: median over valid repeats, "
+        f"(min–max) when repeated, ⚠ when repeats differ by more than {SPREAD_LIMIT:.0%}. "
+        "KiB/task = (M(N) − M(1)) / N in KiB (1024 bytes). "
+        "spawn = seconds until the program printed its `ready N` line. "
+        "A cell without a valid run (exit 0 and `ready N` before the sleep ran out) shows its "
+        "verdict and reason instead of a number."
+    )
+    note = sleep_note(summary)
+    return f"{line} {note}" if note else line
+
+
+def to_markdown(
+    runs: pd.DataFrame, metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
+) -> str:
+    recs = records(runs, metric)
+    if not recs:
+        return "*no runs*\n"
+    table = pd.DataFrame(recs)
+    usual = usual_sleep(table)
+    ns = sorted(table["n"].unique())
+    variants = list(dict.fromkeys(table["variant"]))
+    cells = {(r["variant"], r["n"]): md_cell(r, usual) for r in recs}
+    lines = [
+        "| variant | " + " | ".join(n_label(n) for n in ns) + " |",
+        "|---|" + "---|" * len(ns),
+    ]
+    for v in variants:
+        lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
+    head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
+    shown = get(recs[0]["workload"]).module("show")
+    if shown is not None and hasattr(shown, "tail"):  # what the workload adds below its legend
+        head = shown.heading(head)
+        added = shown.tail(recs)
+        tail = legend(metric, table) + "\n" + (f"\n{added}" if added else "")
+        return head + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])
+    return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n" + idioms(variants, sweeps or [])
+
+
+def idioms(variants: list[str], sweeps: list[dict[str, Any]]) -> str:
+    """What each variant's program does, one line each, as the sweeps recorded it (nothing for
+    results written before they did)."""
+    info = variant_info(sweeps)
+    known = [v for v in variants if v in info]
+    if not known:
+        return ""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    rows = [f"| {v} | {cell(info[v].get('family', ''))} | {cell(info[v].get('idiom', ''))} |" for v in known]
+    return "\n" + "\n".join(["| variant | family | idiom |", "|---|---|---|", *rows]) + "\n"
+
+
+def render(
+    runs: pd.DataFrame, fmt: str = "md", metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
+) -> str:
+    """The table as md, csv or json. `sweeps` (optional) adds a machine and date line to md."""
+    if fmt == "md":
+        return to_markdown(runs, metric, sweeps)
+    if fmt == "csv":
+        return pd.DataFrame(records(runs, metric)).to_csv(index=False)
+    if fmt == "json":
+        return json.dumps(records(runs, metric), indent=1) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

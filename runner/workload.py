@@ -1,0 +1,158 @@
+"""What a workload is (what the programs keep alive, N of them at once, and everything the rest of
+memrun asks about it), and the registry that finds one by name. A workload is a type, not a
+branch: a package of runner.workloads defines one (sleep, connections), the registry loads it by
+name, and no other module compares a workload with a name. Adding a workload is adding a package
+(or a module that registers one).
+
+This module stays below everything that asks it: the registry imports the workloads' packages by
+name when first asked (as BenchExec loads a tool's module), never statically.
+
+A workload says
+- its words: what N counts ("tasks", "connections"), per one ("task", "conn"), in a title;
+- how one run of one variant at one N executes and is judged (execute: the module
+  `<package>.execute` of the workload's package, loaded when first called, so that this
+  description stays below everything a run needs), and the text of what limits N meets
+  (`<package>.limits`, where it has limits of its own);
+- what it adds to a stored record (a read buffer), and which stored rows are its cells;
+- its limit needs (a descriptor per unit: RLIMIT_NOFILE set per run, the descriptor, port and
+  conntrack limits in predictions), and why a cell cannot run at all;
+- what its tables and figures add (the report's extra columns, an extra figure).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Words:
+    """How a workload's N reads in sentences, tables and figure titles."""
+
+    noun: str  # what N counts, in a sentence: "tasks"
+    unit: str  # per one, after KiB/: "task"
+    per: str  # per one, in a figure's words: "task"
+    title: str  # in a figure title: "concurrent tasks"
+    hold: str  # what the run does for the sleep, in progress lines: "sleep"
+    spawn: str  # the table's word for the time to `ready N`: "spawn"
+    against: str  # the log-log figure's title ends "... against N"
+
+
+class Workload:
+    """One workload. Subclasses override what differs; the defaults are those of tasks that sleep."""
+
+    name: str = ""
+    words: Words = Words("tasks", "task", "task", "concurrent tasks", "sleep", "spawn", "against N")
+    # Its package: <package>.execute has execute(workload, variant, n, sleep, settings), which runs
+    # one cell; <package>.limits, where present, limits_report(n, variants) for `memrun limits`.
+    package: str = ""
+    # When each unit's wait begins: at the fork (tasks that sleep from their start, so none can end
+    # before the sleep after the fork) or at `ready` (a client holds connections for the sleep from
+    # then on). Decides the window in which memory must hold still (runner.judge.overlap).
+    holds_after_ready: bool = False
+    # Each unit holds a file descriptor: memrun sets the run's RLIMIT_NOFILE for N, and the
+    # predictions count descriptors, ports and conntrack entries.
+    descriptors: bool = False
+    # The HTML report's paragraph on when a run of this workload counts, and on its programs.
+    validity: str = ""
+    program_html: str = ""
+
+    @property
+    def figure_prefix(self) -> str:
+        """Prefix of its figures' file names, so two workloads' figures never overwrite each other."""
+        return f"{self.name}-"
+
+    def module(self, part: str) -> ModuleType | None:
+        """One of its package's modules, imported by name (None where it has none): the plug-in
+        boundary, as BenchExec loads a tool's module, so nothing below imports a workload's code."""
+        if not self.package:  # a workload that overrides what it needs (a test's)
+            return None
+        try:
+            return importlib.import_module(f"{self.package}.{part}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{self.package}.{part}":
+                raise
+            return None
+
+    def execute(self, variant: Any, n: int, sleep: float, settings: Any) -> Any:
+        """One run of variant at N with these settings (runner.execute.Settings), measured and
+        judged: a runner.execute.Execution."""
+        module = self.module("execute")
+        if module is None:
+            raise NotImplementedError(f"workload {self.name}: no {self.package}.execute")
+        return module.execute(self, variant, n, sleep, settings)
+
+    def limits_report(self, n: int | None, variants: Any) -> str | None:
+        """`memrun limits --workload NAME`: what N units meet of this machine, where the workload
+        has limits of its own (None: the thread limits of the variants are all there is)."""
+        module = self.module("limits")
+        return None if module is None else module.limits_report(n, variants)
+
+    def page_title(self, metric_title: str) -> str:
+        """The HTML report's title: what was measured of what."""
+        return f"{metric_title} of N {self.words.title}"
+
+    def record_fields(self, buffer: int | None) -> dict[str, Any]:
+        """What its rows (and its sweeps' start records) store beyond every row's fields."""
+        return {}
+
+    def keeps(self, row: dict[str, Any], buffer: int | None) -> bool:
+        """Whether a stored row of this workload is one of this sweep's cells (same settings)."""
+        return True
+
+    def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
+        """Why N cannot run here at all, checked before a run is started: (verdict code, reason,
+        remedy), a failure the machine decides, stored as a row that says so."""
+        return None
+
+    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
+        """Per (variant, N): the columns its report records add (`<package>.show`'s extras())."""
+        shown = self.module("show")
+        return shown.extras(runs) if shown is not None and hasattr(shown, "extras") else {}
+
+    def __repr__(self) -> str:
+        return f"<workload {self.name}>"
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored before there were others
+BUILT_IN = (DEFAULT, "connections")  # packages of runner.workloads, loaded when first asked for
+_REGISTRY: dict[str, Workload] = {}
+
+
+def register(workload: Workload) -> Workload:
+    """Make a workload known by its name (a workload's package does this when it is imported)."""
+    _REGISTRY[workload.name] = workload
+    return workload
+
+
+def unregister(name: str) -> None:
+    """Forget a workload registered for a while (a test's)."""
+    if name not in BUILT_IN:
+        _REGISTRY.pop(name, None)
+
+
+def is_default(name: str | None) -> bool:
+    """Whether a name is the default workload's, or no name (a row from before workloads): the one
+    a variant's own `run` serves, where any other is a [variant.workloads.NAME] table."""
+    return not name or name == DEFAULT
+
+
+def names() -> tuple[str, ...]:
+    """Every known workload's name, the built-in ones first, the default first of all."""
+    return tuple(dict.fromkeys([*BUILT_IN, *_REGISTRY]))
+
+
+def get(name: str | None = None) -> Workload:
+    """The workload of that name; no name (a row stored before workloads existed) is the default.
+    An unknown name is a KeyError that lists the known ones."""
+    name = name or DEFAULT
+    if name not in _REGISTRY and name in BUILT_IN:
+        importlib.import_module(f"runner.workloads.{name}")  # registers itself
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown workload {name!r}; known: {', '.join(names())}") from None

@@ -1,0 +1,70 @@
+"""The connections workload: memory per idle TCP connection (tasks/README.md, "Connections protocol").
+
+The server is measured exactly as a sleep program is (launcher, run cgroup, sampling, timeouts,
+verdicts). What differs lives here: memrun's own load client (client.c, driven by client.py)
+opens the N connections from a cgroup of its own, so it is never in the measured tree; hold.py
+holds them for the run's sleep once the server says `ready N` and then closes them all; fds.py
+gives the server and the client the file descriptors N connections need; judge.py turns the
+server's verdict and the client's summary into the run's verdict; execute.py runs one cell.
+This module only describes the workload, so that every layer can ask it without importing those.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runner.workload import Words, Workload, register
+
+DEFAULT_BUFFER = 1024  # bytes each connection's task reads into (the `{buffer}` placeholder)
+
+
+class Connections(Workload):
+    name = "connections"
+    words = Words(
+        noun="connections",
+        unit="conn",
+        per="connection",
+        title="idle TCP connections",
+        hold="hold",
+        spawn="ready",
+        against="against N idle TCP connections",
+    )
+    package = "runner.workloads.connections"
+    holds_after_ready = True
+    descriptors = True
+    validity = (
+        "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
+        "out (every connection's task had read its first message), memrun's load client saw all N "
+        "connected and none closed or reset by the server while they were held, and the server exited "
+        "0 once the client reset them. Any other run is kept as a row with its verdict, the reason and "
+        "a remedy (`fd-limit` when descriptors ran out), never as a zero. Repeats of a cell give the "
+        "median and (min–max); runs of different labels or toolchain versions never share a median."
+    )
+    program_html = (
+        "Each server program takes <code>PORT N BUFFER_BYTES</code>, accepts N TCP connections on "
+        "127.0.0.1 and runs one task per connection in its runtime's idiom, each reading into a "
+        "buffer of its own; it prints <code>ready N</code> once every task has read its first "
+        "16-byte message, and exits 0 when memrun's load client resets them after the sleep. memrun "
+        "starts the server in its own process group and memory cgroup (its sockets charged to it) "
+        "and the client in a cgroup of its own, outside the figures, and records, per run:"
+    )
+
+    def page_title(self, metric_title: str) -> str:
+        return f"{metric_title} of a server holding N {self.words.title}"
+
+    def record_fields(self, buffer: int | None) -> dict[str, Any]:
+        return {"buffer": buffer}
+
+    def keeps(self, row: dict[str, Any], buffer: int | None) -> bool:
+        return row.get("buffer") == buffer  # another buffer size is another cell
+
+    def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
+        """Past the descriptors this process can grant (fds.for_connections): a run whose client
+        could not open a single connection more is not started."""
+        from runner.workloads.connections.fds import for_connections
+
+        fit = for_connections(n)
+        return ("fd-limit", f"not run: {fit.problem}", fit.remedy) if fit.problem else None
+
+
+CONNECTIONS = register(Connections())

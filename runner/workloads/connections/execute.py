@@ -1,0 +1,57 @@
+"""One run of the connections workload: the server measured as a sleep program is (launcher, run
+cgroup, sampling, timeouts), the load client beside it holding N connections, and the run judged
+from both (runner.workloads.connections.judge)."""
+
+from __future__ import annotations
+
+from runner.execute import Execution, Settings, command
+from runner.tasks import Variant
+from runner.workload import Workload
+from runner.workloads.connections import DEFAULT_BUFFER, judge, run
+
+
+def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings: Settings) -> Execution:
+    """A connections server measured as a sleep program is, with memrun's load client beside it:
+    the client opens its N connections, holds them for `sleep` after `ready N` and closes them;
+    settings.buffer is each connection's read buffer."""
+    buffer = DEFAULT_BUFFER if settings.buffer is None else settings.buffer
+    plan = run.plan(n, sleep, buffer, settings.memory_cap)
+    argv, env, reasons = command(
+        variant, n, sleep, settings.env_override, settings.futex_hash, port=plan.port, buffer=buffer
+    )
+    timeout = settings.timeout if settings.timeout is not None else run.default_timeout(n, sleep)
+    result = settings.run(
+        argv,
+        env,
+        variant,
+        timeout,
+        nofile=plan.descriptors.server,
+        account_sockets=True,
+        companion=plan.hold,
+    )
+    client = plan.hold.report()
+    held = plan.hold.held_s
+    judged = judge.judge(
+        result,
+        client,
+        n,
+        sleep,
+        per_task=variant.per_task,
+        failures=variant.failures,
+        port=plan.port,
+        held_s=held,
+    )
+    return Execution(
+        variant,
+        n,
+        sleep,
+        timeout,
+        argv,
+        env,
+        reasons,
+        settings.memory_cap,
+        result,
+        judged,
+        buffer=buffer,
+        client=client.to_json() if client else None,
+    )

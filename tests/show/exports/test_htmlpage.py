@@ -1,0 +1,146 @@
+"""`memrun report --format html`: one self-contained page, checked in a real browser.
+
+Headless Chromium renders the page to a PNG (it must have drawn the figures, not an empty page)
+and dumps the DOM it built (the text a reader sees). Under CI=true a missing Chromium fails.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from runner.show.exports import markdown as mdhtml
+from tests.support.cli import one_line_error, show
+from tests.support.crafted import CLOUD, LAPTOP, write_results
+from tests.support.process import require
+
+REFERENCE = Path(__file__).resolve().parents[2] / "fixtures" / "reference-10"  # first reference sweep, frozen
+WIDTH, HEIGHT = 1280, 2400
+TAB_BLUE = (31, 119, 180)  # matplotlib's first colour: bars drawn means the SVG rendered
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    require(exe is not None, "chromium is not installed (apt-get install chromium; scripts/bootstrap does)")
+    assert exe is not None
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--host-resolver-rules=MAP * ~NOTFOUND",  # offline: a page that needed the network would show it
+    ]
+    return subprocess.run([exe, *flags, *args], capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture(scope="module")
+def reference_page(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("html")
+    out = tmp / "r.html"
+    p = show("report", str(REFERENCE), "--format", "html", "-o", str(out), tmp_path=tmp)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(out)
+    return out
+
+
+def test_page_is_self_contained(reference_page):
+    text = reference_page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "</html>" in text
+    assert "<script" not in text and "<link" not in text and "@import" not in text
+    assert not re.search(r"""(src|href)\s*=\s*["'](https?:)?//""", text)  # nothing fetched
+    assert not re.search(r"url\((?!#)", text)  # CSS/SVG urls only point inside the page
+    assert text.count("<svg") == 6  # bars at 1, 10k, 100k, 1M; log-log; per task
+
+
+def test_page_holds_what_a_reader_needs(reference_page):
+    text = reference_page.read_text()
+    for needle in (
+        "Peak RSS of the process tree",
+        '<th scope="row">rust-tokio</th>',  # the table
+        "KiB/task",
+        "failed: thread limit: vm.max_map_count",  # a verdict with its cause
+        "sysctl -w vm.max_map_count",  # and its remedy, in full
+        "Intel Xeon Processor, 2 CPUs",  # the machine
+        "tokio: 1.54.1",  # versions
+        "memrun sweep --n 1,1e4,1e5,1e6 --sleep auto --repeat 3 --out plots/data",  # the exact command
+        f"memrun report {REFERENCE} --format html -o report.html",  # how to make this page again
+        "When a run counts",
+    ):
+        assert needle in text, needle
+
+
+def test_page_renders_in_chromium(reference_page, tmp_path):
+    shot = tmp_path / "page.png"
+    p = chromium(tmp_path, f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", reference_page.as_uri())
+    assert shot.exists(), p.stderr[-2000:]
+    image = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    assert image.shape == (HEIGHT, WIDTH, 3)
+    inked = (image < 240).any(axis=2).mean()
+    assert inked > 0.03, f"only {inked:.1%} of the screenshot is not white"
+    blue = (np.abs(image - TAB_BLUE).sum(axis=2) < 30).sum()
+    assert blue > 2000, "no bar drawn: the inline SVG figures did not render"
+
+
+def test_page_text_in_the_browsers_dom(reference_page, tmp_path):
+    p = chromium(tmp_path, "--dump-dom", reference_page.as_uri())
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    assert "<h1>Peak RSS of the process tree of N concurrent tasks</h1>" in dom
+    assert dom.count("<svg") == 6 and "Peak RSS of the process tree: 1M concurrent tasks" in dom
+    assert "rust-async-std" in dom and "Machines and versions" in dom
+
+
+def test_two_hosts_get_a_section_each(tmp_path):
+    dirs = [write_results(tmp_path / "laptop", "laptop", LAPTOP), write_results(tmp_path / "c", "vm7", CLOUD)]
+    out = tmp_path / "two.html"
+    p = show("report", *map(str, dirs), "--format", "html", "-o", str(out), tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert 'colspan="2" class="group">laptop</th>' in text and 'class="group">vm7</th>' in text
+    assert '<h3 id="figures-laptop">laptop</h3>' in text and "vm7: Peak RSS of the process tree" in text
+    assert "never pooled" in text and "34.2 MB" not in text
+
+
+def test_unwritable_output_is_one_line(tmp_path):
+    one_line_error(
+        show("report", str(REFERENCE), "--format", "html", "-o", "/proc/r.html", tmp_path=tmp_path),
+        "/proc/r.html",
+    )
+    one_line_error(show("report", str(REFERENCE), "-o", str(tmp_path), tmp_path=tmp_path), "directory")
+
+
+def test_output_replaces_a_file_whole(tmp_path):
+    out = tmp_path / "t.md"
+    out.write_text("old")
+    assert show("report", str(REFERENCE), "-o", str(out), tmp_path=tmp_path).returncode == 0
+    printed = show("report", str(REFERENCE), tmp_path=tmp_path).stdout
+    assert out.read_text() == printed and [f.name for f in tmp_path.iterdir()] == ["t.md"]
+
+
+def test_markdown_conversion_escapes_and_formats():
+    markdown = [
+        "Title *x* <b>",
+        "",
+        "| variant | a · 1 | a · 10k |",
+        "|---|---|---|",
+        "| go \\| x | **2 MB** | *failed: `y`* |",
+    ]
+    html = mdhtml.to_html("\n".join(markdown))
+    assert "<p>Title <em>x</em> &lt;b&gt;</p>" in html
+    assert '<th scope="colgroup" colspan="2" class="group">a</th>' in html
+    assert (
+        '<th scope="row">go | x</th><td><strong>2 MB</strong></td><td><em>failed: <code>y</code></em></td>'
+        in html
+    )
