@@ -88,7 +88,7 @@ def per_connection_chart(
         fig,
         [
             "User: peak RSS of the server's process tree. Kernel: kernel memory of the server's "
-            "cgroup at its peak sample (v1 kmem + kmem.tcp, v2 kernel + sock of memory.stat).",
+            "cgroup while every connection was held (v1 kmem + kmem.tcp, v2 kernel + sock).",
             "Both per connection against the same variant's N=1 run; the load client is in a "
             "cgroup of its own and in neither.",
         ],
