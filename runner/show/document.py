@@ -19,7 +19,10 @@ FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
 def report(
     runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str, metric: str, capacity: list[dict[str, Any]]
 ) -> str:
-    """The report as text in fmt (without a final newline, but for html)."""
+    """The report as text in fmt (without a final newline, but for html). Its table and figures
+    are the sweeps' (capacity probes are no cells, and probes made on another kernel build would
+    be a label of their own with nothing in it); the capacity answers come beside them."""
+    runs, sweeps = shown(runs, sweeps)
     if fmt == "html":
         from runner.show.exports import htmlpage
 
@@ -53,6 +56,17 @@ def _across_versions(runs: pd.DataFrame, metric: str, sweeps: list[dict[str, Any
     )
 
 
+def shown(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The runs a table or figure of cells shows, and the sweeps its captions name: the sweeps'
+    runs only (capacity probes are no cells, and probes made on another kernel build would
+    otherwise be a label of their own with nothing to draw), unless there are none."""
+    swept = sweep_runs(runs)
+    if swept.empty:
+        return runs, sweeps
+    ids = set(swept["sweep_id"]) if "sweep_id" in swept else set()
+    return swept, [s for s in sweeps if s.get("sweep_id") in ids] or sweeps
+
+
 def installed(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs the bar, log-log and per-task figures draw: those of installed builds, when there
     are any; runs at chosen versions (`sweep --version`) have their own figure, versions-*."""
@@ -77,13 +91,8 @@ def figures(
     written: list[Path] = []
     note = ""
     out_dir.mkdir(parents=True, exist_ok=True)
-    swept = sweep_runs(runs)
-    if not capacity or not swept.empty:
-        # sweeps only: capacity probes are no cells of these figures, and probes made on
-        # another kernel build would otherwise be a label of their own with nothing to draw
-        drawn = swept if not swept.empty else runs
-        ids = set(drawn["sweep_id"]) if "sweep_id" in drawn else set()
-        theirs = [s for s in sweeps if s.get("sweep_id") in ids] or sweeps  # the captions' machines
+    if not capacity or not sweep_runs(runs).empty:
+        drawn, theirs = shown(runs, sweeps)
         written, note = plot_labelled(installed(drawn), theirs, out_dir, metric)
     return written, note
 
