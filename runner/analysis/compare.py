@@ -153,7 +153,7 @@ def _side(path: Path, name: str, workload: str = DEFAULT, label: str | None = No
     runs, sweeps = workloads.select(load_runs([path]), load_sweeps([path]), workload)
     runs = sweep_runs(runs)
     if runs.empty:
-        raise ResultsError(f"{name} {path} holds no {workload} sweep runs (choose another --workload)")
+        raise ResultsError(f"{name} {path} holds no {workload} runs (choose another --workload)")
     found = groups(runs, sweeps)
     labels = ", ".join(g.label for g in found)
     if label is not None:
