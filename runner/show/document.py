@@ -10,8 +10,8 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.versions import has_versions
-from runner.results import workloads
 from runner.results.summary import sweep_runs
+from runner.show.tables import document
 
 FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
 
@@ -21,7 +21,9 @@ def report(
 ) -> str:
     """The report as text in fmt (without a final newline, but for html). Its table and figures
     are the sweeps' (capacity probes are no cells, and probes made on another kernel build would
-    be a label of their own with nothing in it); the capacity answers come beside them."""
+    be a label of their own with nothing in it); the capacity answers come beside them. md and
+    html render one document (sections); csv and json are the table's records, bmf and gab files
+    for other tools."""
     runs, sweeps = shown(runs, sweeps)
     if fmt == "html":
         from runner.show.exports import htmlpage
@@ -31,29 +33,11 @@ def report(
         from runner.show.exports import bmf, gab
 
         return (bmf if fmt == "bmf" else gab).render(runs, sweeps).rstrip("\n")
+    if fmt == "md":
+        return document.markdown(document.sections(runs, sweeps, metric, capacity))
     from runner.show.tables import labelled
 
-    text = labelled.report(runs, fmt, metric, sweeps)
-    if capacity and fmt == "md":
-        from runner.show.tables.capacity import capacity_markdown
-
-        what = workloads.noun(workloads.of(capacity[0]))
-        text += f"\n\nConcurrent {what} that fit in a memory budget (`memrun capacity`):\n\n"
-        text += capacity_markdown(capacity).rstrip("\n")
-    if fmt == "md":
-        text += _across_versions(runs, metric, sweeps)
-    return text
-
-
-def _across_versions(runs: pd.DataFrame, metric: str, sweeps: list[dict[str, Any]]) -> str:
-    """Runs of `sweep --version`: a table per runtime with a row per version, in version order."""
-    from runner.show.tables import versions
-
-    if runs.empty or not has_versions(runs):
-        return ""
-    return "\n\nAcross versions (`memrun sweep --version`):\n\n" + versions.markdown(
-        sweep_runs(runs), metric, sweeps
-    )
+    return labelled.report(runs, fmt, metric, sweeps)
 
 
 def shown(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:

@@ -25,7 +25,7 @@ from runner.results.record import METRICS
 from runner.show.exports import markdown
 from runner.show.figures.charts import figures
 from runner.show.figures.style import svg_text
-from runner.show.tables import labelled
+from runner.show.tables import document
 from runner.show.text import dates, file_word, machine, machines, metric_title, n_label, num
 from runner.units import count, size
 from runner.workload import DEFAULT, get
@@ -63,6 +63,9 @@ def page(
     workload = workloads.only(runs) if not runs.empty else DEFAULT
     title = get(workload).page_title(metric_title(metric))
     note = pooling_note(found)
+    # The report's sections, as the Markdown report has them; the page shows the table and the
+    # capacity answers (the version tables are the Markdown report's alone, as they always were).
+    written = {part.key: part for part in document.sections(runs, sweeps, metric, capacity or [])}
     parts = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="lede">{_e(machines(sweeps))} · {_e(dates(runs, sweeps))}'
@@ -72,8 +75,8 @@ def page(
         + ('<a href="#capacity">Capacity</a>' if capacity else "")
         + '<a href="#causes">Causes</a>'
         '<a href="#machines">Machines and versions</a><a href="#method">Method</a></nav>',
-        '<section id="table"><h2>Table</h2>',
-        markdown.to_html(labelled.report(runs, "md", metric, sweeps)),
+        f'<section id="table"><h2>{_e(written["table"].title)}</h2>',
+        markdown.to_html(written["table"].markdown),
         "</section>",
         '<section id="figures"><h2>Figures</h2>',
     ]
@@ -83,7 +86,7 @@ def page(
         parts += _figures(g, metric, g.label if several else None, names)
     parts.append("</section>")
     if capacity:
-        parts += _capacity(capacity, runs, sweeps)
+        parts += _capacity(written["capacity"], capacity, runs, sweeps)
     parts += _causes(found, several)
     parts += _machines(found, several)
     parts += _method(found, metric, several, workload)
@@ -98,14 +101,14 @@ def page(
     )
 
 
-def _capacity(results: list[dict[str, Any]], runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> list[str]:
-    """How many tasks fit in each memory budget: the table, then one figure per budget."""
+def _capacity(
+    part: document.Section, results: list[dict[str, Any]], runs: pd.DataFrame, sweeps: list[dict[str, Any]]
+) -> list[str]:
+    """How many tasks fit in each memory budget: the report's capacity section, then one figure
+    per budget."""
     from runner.show.figures.capacity import capacity_figures
-    from runner.show.tables.capacity import capacity_markdown
 
-    what = workloads.noun(workloads.of(results[0])) if results else "tasks"
-    parts = [f'<section id="capacity"><h2>Capacity: {what} that fit in a memory budget</h2>']
-    parts.append(markdown.to_html(capacity_markdown(results)))
+    parts = [f'<section id="capacity"><h2>{_e(part.title)}</h2>', markdown.to_html(part.markdown)]
     for stem, fig in capacity_figures(results, runs, sweeps):
         parts.append(_figure(stem, fig, "peak_rss", None))
     parts.append("</section>")
