@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+
 REQUIRED = ("variant", "budget_bytes", "max_n")
 
 
@@ -41,7 +43,9 @@ class CapacityResult:
     # The cgroup peak of that valid probe: how much of the budget max_n tasks used. A larger
     # budget's search scales its start from it (a heap sized from the cap fills the same share).
     peak_bytes: int | None = None
-    workload: str = "sleep"  # what the N were: sleeping tasks or idle connections (rows before: sleep)
+    workload: str = (
+        DEFAULT_WORKLOAD  # what the N were: sleeping tasks or idle connections (rows before: sleep)
+    )
     confirmed: bool = False  # max_n was valid in two runs
     # an N valid once failed another time, or failed below a valid one; or the stored runs of
     # this boundary showed it before the search began (its prediction says which: capacity.prior)

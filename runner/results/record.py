@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.measure.result import RunResult
+from runner.workload import DEFAULT as DEFAULT_WORKLOAD
 
 # The metrics a user can ask for: column -> what it means (used in captions and --help).
 METRICS = {
@@ -71,7 +72,7 @@ class RunRecord:
     # What the program was asked to keep alive: "sleep" (tasks that sleep, the article's; rows
     # written before workloads existed are sleep rows) or "connections" (idle TCP connections).
     # Tables and figures never mix two workloads.
-    workload: str = "sleep"
+    workload: str = DEFAULT_WORKLOAD
     buffer: int | None = None  # connections: bytes each connection's task reads into
     # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
