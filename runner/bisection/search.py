@@ -5,7 +5,7 @@ Why binary search and not a sweep of every release: each version probed is a bui
 crate, the download of a toolchain), and tokio alone has ~80 releases between 1.20 and 1.54. Both
 ends are measured first (is there a change at all?), then the middle of what is left, so at most
 ⌈log2(versions)⌉ + 2 versions are built. The search itself is pure: it gets a `measure` function
-(runner.cli.bisecting runs real sweeps; the tests give it a fake series).
+(runner.bisection.probe runs real sweeps; the tests give it a fake series).
 
 Noise: a probe whose change from the first version is near the threshold (between half and twice
 it), or whose own runs spread by more than half the threshold, is measured again with more runs

@@ -1,6 +1,6 @@
 """What one connections run needs beyond a sleep run's: a port, descriptors, a client, a timeout.
 
-runner.execute calls plan() for a variant whose workload is connections, measures the server
+runner.workloads.connections.execute calls plan() for each run, measures the server
 with plan.hold as its companion, and judges with runner.workloads.connections.judge.
 """
 
