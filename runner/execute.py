@@ -17,7 +17,9 @@ from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
+from runner.measure.core import Watch
 from runner.results import RunRecord
+from runner.tasks import program
 
 
 def default_timeout(sleep: float) -> float:
@@ -51,6 +53,7 @@ class Execution:
             run_id=uuid.uuid4().hex[:12],
             variant=self.variant.name,
             folder=self.variant.folder.name,
+            program=program.digest(self.variant.folder.dir),
             n=self.n,
             sleep_s=self.sleep,
             timeout_s=self.timeout,
@@ -81,8 +84,9 @@ class Settings:
     """How one run is made, whatever its workload: its bounds (timeout, the time `ready` must come
     by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
     every process asks for (limits.futex), the sampling interval and a callback per sample, the
-    user's `sweep --env` over the manifest's environment, and a connection's read buffer (None:
-    the workload's default)."""
+    user's `sweep --env` over the manifest's environment, a connection's read buffer (None:
+    the workload's default), and a watch that may stop the run once it has shown what it was
+    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall)."""
 
     timeout: float | None = None
     ready_by: float | None = None
@@ -93,6 +97,7 @@ class Settings:
     timeout_grace: float = 0.0
     env_override: dict[str, str] | None = None
     buffer: int | None = None
+    stop_when: Watch | None = None
 
     def run(
         self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
@@ -108,6 +113,7 @@ class Settings:
             memory_cap=self.memory_cap,
             on_sample=self.on_sample,
             timeout_grace=self.timeout_grace,
+            stop_when=self.stop_when,
             **more,
         )
 
@@ -145,6 +151,7 @@ def unrunnable_record(
         run_id=uuid.uuid4().hex[:12],
         variant=variant.name,
         folder=variant.folder.name,
+        program=program.digest(variant.folder.dir),
         n=n,
         verdict=judged.verdict,
         code=judged.code,

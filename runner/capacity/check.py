@@ -1,97 +1,166 @@
-"""`memrun capacity --check`: does a stored capacity hold when its boundary is run again?
+"""`memrun capacity --check`: re-measure each settled answer, and let what it sees count.
 
-A point answer holds when max_n is valid again and 5 % past the first failing N is not. A band
-(noisy) makes no claim above max_n: it holds when max_n is valid again, and its flaky_up_to is
-run once more to say how often the top of the band passes."""
+The check re-runs max_n (once for a point answer, three times for a band, with the answer's
+sleep) and 1.05 x the first failing N. Its runs join the evidence of the boundary
+(runner.capacity.evidence): a failure at max_n, or a fit past the first failing N, leaves a
+lower answer, and the search goes on from all the runs until one is settled again (noisy from
+then on: three fits, a step below the first failure). Every checked answer is stored again as a
+new row that says what the check did ("held in a check", "lowered: failed at 74,600 in a
+check"). An answer whose runs were of another program or runtime version is not checked: its
+evidence is not about what runs now."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, probe_valid
-from runner.capacity.run import mine, session
-from runner.results import RunRecord, latest_capacity
+from runner.capacity import evidence
+from runner.capacity.evidence import fits, outcomes
+from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
+from runner.capacity.run import answer, boundary, mine, session
+from runner.capacity.search import Probe, _State, recheck
+from runner.inputs import MAX_N
+from runner.results import RunRecord, cost, latest_capacity
 from runner.results.capacity import CapacityResult
-
-CHECK_ABOVE = 1.05  # a point holds when max_n is valid again and this times first_failing_n is not
 
 
 @dataclass
 class BoundaryCheck:
-    """A stored capacity re-run at its max_n and at CHECK_ABOVE times its first failing N, with
-    the same sleep; a band's flaky_up_to too."""
+    """One stored answer re-run: its runs at max_n and above the first failing N, and the
+    answer stored afterwards (None when it was not checked, with the reason in `skipped`)."""
 
     variant: str
     budget_bytes: int
     max_n: int
-    above_n: int
-    sleep_s: float | None
-    at_max: RunRecord
-    above: RunRecord
+    above_n: int | None = None
+    sleep_s: float | None = None
+    at_max: list[RunRecord] | None = None
+    above: RunRecord | None = None
     noisy: bool = False
-    flaky_up_to: int | None = None
-    at_flaky: RunRecord | None = None
+    after: CapacityResult | None = None
+    skipped: str | None = None
 
     @property
     def held(self) -> bool:
-        if self.noisy:
-            return probe_valid(self.at_max)
-        return probe_valid(self.at_max) and not probe_valid(self.above)
+        """A point holds when max_n fitted again and the N past its first failure did not; a band
+        makes no claim above max_n, and holds when max_n fitted in every run."""
+        if not self.at_max:
+            return False
+        fitted = all(fits(r) for r in self.at_max)
+        return fitted and (self.noisy or self.above is None or not fits(self.above))
 
     @property
-    def flaky_passed(self) -> bool | None:
-        return probe_valid(self.at_flaky) if self.at_flaky is not None else None
+    def lowered_to(self) -> int | None:
+        return self.after.max_n if self.after is not None and self.after.max_n != self.max_n else None
 
     def to_json(self) -> dict[str, Any]:
+        at_max = self.at_max or []
         return {
             "variant": self.variant,
             "budget_bytes": self.budget_bytes,
             "max_n": self.max_n,
-            "valid_again": probe_valid(self.at_max),
+            "runs_at_max": len(at_max),
+            "fitted_at_max": sum(fits(r) for r in at_max),
             "above_n": self.above_n,
-            "above_failed": not probe_valid(self.above),
-            "above_code": self.above.code,
+            "above_failed": None if self.above is None else not fits(self.above),
+            "above_code": None if self.above is None else self.above.code,
             "sleep_s": self.sleep_s,
             "noisy": self.noisy,
-            "flaky_up_to": self.flaky_up_to,
-            "flaky_passed": self.flaky_passed,
             "held": self.held,
-            "run_ids": [r.run_id for r in (self.at_max, self.above, self.at_flaky) if r is not None],
+            "lowered_to": self.lowered_to,
+            "why": self.after.why if self.after is not None else None,
+            "skipped": self.skipped,
+            "run_ids": [r.run_id for r in [*at_max, *([self.above] if self.above else [])]],
         }
+
+
+def _why(check: BoundaryCheck, first_failing_n: int | None) -> str:
+    if check.lowered_to is None:
+        return "held in a check" if check.held else "checked: still settled at the same N"
+    failed = next((r for r in check.at_max or [] if not fits(r)), None)
+    if failed is not None:
+        return f"lowered: failed at {failed.n:,} in a check"
+    return (
+        f"lowered: fitted at {check.above_n:,}, past the first failing N {first_failing_n:,}, in a check: "
+        "runs there pass or fail"
+    )
 
 
 def run_checks(
     opts: CapacityOptions, progress: CapacityProgress, on_check: Callable[[BoundaryCheck], None]
 ) -> list[BoundaryCheck]:
-    """Re-run every stored result of the chosen variants and budgets at its boundary: a capacity
-    measured near a cap, where runtimes slow down and GCs react, is only worth quoting if it holds.
-    The runs are stored as kind "capacity-check" and never feed a search."""
+    """Re-run every stored answer of the chosen variants and budgets at its boundary, and store
+    the answer the evidence gives afterwards. A capacity measured near a cap, where runtimes
+    slow down and GCs react, is only worth quoting if it holds."""
     latest = latest_capacity(mine(opts))
     todo = [
-        (v, b, latest[(v.name, b)])
+        (v, b, CapacityResult.from_json(latest[(v.name, b)]))
         for b in opts.budgets
         for v in opts.variants
         if (v.name, b) in latest and int(latest[(v.name, b)]["max_n"]) > 0
     ]
+    records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]
+    pooled = evidence.gather(r for r in records if r.workload == opts.workload)
     checks = []
     with session(opts, progress, "capacity-check", busy=bool(todo)) as identity:
-        for variant, budget, row in todo:
-            prober = Prober(variant, budget, opts, identity(variant), progress, kind="capacity-check")
-            result = CapacityResult.from_json(row)
-            max_n, sleep = result.max_n, result.sleep_s
-            above_n = math.ceil(CHECK_ABOVE * (result.first_failing_n or max_n))
-            check = BoundaryCheck(
-                variant.name, budget, max_n, above_n, sleep, prober(max_n, sleep), prober(above_n, sleep)
-            )
-            if result.noisy:
-                check.noisy = True
-                if result.flaky and result.flaky_up_to is not None:
-                    check.flaky_up_to = result.flaky_up_to
-                    same = result.flaky_up_to == above_n  # already run once just now
-                    check.at_flaky = check.above if same else prober(result.flaky_up_to, sleep)
+        for variant, budget, stored in todo:
+            ids = identity(variant)
+            runs = pooled.get(boundary(variant, budget, ids), [])
+            check = _check(variant, budget, stored, runs, opts, ids, progress)
+            if check.after is not None:
+                opts.out.add_capacity(check.after.to_json())
             checks.append(check)
             on_check(check)
     return checks
+
+
+def _check(
+    variant: Any,
+    budget: int,
+    stored: CapacityResult,
+    runs: list[RunRecord],
+    opts: CapacityOptions,
+    identity: dict[str, Any],
+    progress: CapacityProgress,
+) -> BoundaryCheck:
+    known = outcomes(runs)
+    state = _State(budget, 0, known)
+    found = state.found()
+    # an answer at the kernel limits' ceiling, where nothing failed, is settled there
+    ceiling = stored.max_n if stored.first_failing_n is None else MAX_N
+    if not runs or not state.settled(ceiling) or found.max_n == 0:
+        why = (
+            "its runs were of another program or runtime version, or it was searched before answers "
+            "were pooled: search it again (memrun capacity)"
+        )
+        return BoundaryCheck(variant.name, budget, stored.max_n, skipped=why)
+    prober = Prober(variant, budget, opts, identity, progress, kind="capacity-check")
+    prober.earlier = list(runs)
+    seen: list[RunRecord] = []
+
+    def probe(n: int) -> Probe:
+        record = prober(n, stored.sleep_s)
+        seen.append(record)
+        return Probe(fits(record), record.result.cgroup_peak if record.result else None)
+
+    line = cost.line(opts.history, variant.name, workload=variant.workload)
+    baseline = max(0, line.at(1)) if line is not None else 0
+    rechecked = recheck(probe, found, budget, known, baseline=baseline, ceiling=ceiling)
+    count = len(rechecked.at_max)
+    check = BoundaryCheck(
+        variant.name,
+        budget,
+        found.max_n,
+        rechecked.above_n,
+        stored.sleep_s,
+        at_max=seen[:count],
+        above=seen[count],
+        noisy=found.noisy,
+    )
+    after = rechecked.found
+    check.after = answer(variant, budget, after, [*runs, *seen], seen, identity)
+    check.after.why = _why(check, found.first_failing_n)
+    check.after.prediction = stored.prediction
+    check.after.predicted_n = stored.predicted_n
+    return check

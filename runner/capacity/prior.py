@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from runner.capacity.probes import probe_valid
+from runner.capacity.evidence import fits
 from runner.results import RunRecord
 from runner.results.capacity import CapacityResult
 
@@ -50,8 +50,8 @@ def prior(result: CapacityResult, checks: Iterable[RunRecord]) -> Prior:
     for r in checks:
         if why:
             break
-        if r.n <= result.max_n and not probe_valid(r):
+        if r.n <= result.max_n and not fits(r):
             why = f"its re-check failed at {r.n:,} (max N {result.max_n:,})"
-        elif result.first_failing_n is not None and r.n >= result.first_failing_n and probe_valid(r):
+        elif result.first_failing_n is not None and r.n >= result.first_failing_n and fits(r):
             why = f"its re-check was valid at {r.n:,}, past the first failing N {result.first_failing_n:,}"
     return Prior(result, bool(why), why)

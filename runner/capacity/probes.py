@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runner import tasks
+from runner.capacity.evidence import RETRY, fits
 from runner.capacity.search import Probe
+from runner.capacity.stall import StallWatch, room
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.execute import execute, unrunnable_record
 from runner.judge import verdict
@@ -49,8 +51,6 @@ class CapacityProgress:
 # timeout more: how long thousands of threads take to end varies far more than their start.
 TIMEOUT_GRACE = 2.0
 
-RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep
-
 
 GROWING = 1.02  # memory or threads up by this much over the last quarter of a run: still spawning
 
@@ -84,26 +84,6 @@ def too_short(record: RunRecord, growing: bool = True) -> bool:
     )
 
 
-def probe_valid(record: RunRecord) -> bool:
-    """Valid under the budget: `ready N` in time and exit 0, and nothing in the tree OOM-killed."""
-    oom = record.result.cgroup_oom_kills if record.result else None
-    return record.verdict == "valid" and not oom
-
-
-Stored = dict[tuple[str, int, int], list[RunRecord]]
-
-
-def stored_probes(records: Iterable[RunRecord], workload: str = DEFAULT) -> Stored:
-    """(variant, budget, N) -> the stored probes of one workload in the order they ran: what
-    --resume replays instead of running (a search may run an N twice: a retry with a longer sleep,
-    a confirmation)."""
-    found: Stored = {}
-    for r in records:
-        if r.kind == "capacity-probe" and r.memory_cap is not None and r.workload == workload:
-            found.setdefault((r.variant, r.memory_cap, r.n), []).append(r)
-    return found
-
-
 def stored_checks(records: Iterable[RunRecord], workload: str = DEFAULT) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
@@ -114,14 +94,14 @@ def stored_checks(records: Iterable[RunRecord], workload: str = DEFAULT) -> list
 class Prober:
     """Runs probes of one (variant, budget) under the cap, stores each the moment it ends, and
     re-runs once with a longer sleep a probe whose predicted sleep was too short while its tasks
-    were still being spawned."""
+    were still being spawned. A probe whose exit stalls after its sleep is stopped there
+    (capacity.stall), and its timeout leaves room for the stall to show."""
 
     variant: tasks.Variant
     budget: int
     opts: CapacityOptions
     identity: dict[str, Any]
     progress: CapacityProgress
-    stored: Stored = field(default_factory=dict)  # --resume: consumed in order
     kind: str = "capacity-probe"
     probes: list[RunRecord] = field(default_factory=list)
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
@@ -139,7 +119,7 @@ class Prober:
             self.opts.out.add_run(record)
             self.probes.append(record)
             return record
-        timeout = probe_timeout(self._history(), self.variant.name, n, sleep)
+        timeout = max(probe_timeout(self._history(), self.variant.name, n, sleep), room(sleep))
         ex = execute(
             self.variant,
             n,
@@ -151,6 +131,7 @@ class Prober:
             futex_hash=self.opts.futex_hash,
             interval=self.opts.interval,
             buffer=self.opts.buffer,
+            stop_when=StallWatch(sleep),
         )
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
         self.opts.out.add_run(record, ex.timeline())
@@ -167,31 +148,20 @@ class Prober:
         under other caps, and checks, are left out: they ran under other caps and sleeps)."""
         return [r for r in self.opts.history if r.kind == "sweep"] + self.earlier + self.probes
 
-    def _replay(self, n: int) -> RunRecord | None:
-        """The next stored probe at n (--resume), counted as one of this search's probes."""
-        queue = self.stored.get((self.variant.name, self.budget, n))
-        if not queue:
-            return None
-        record = queue.pop(0)
-        self.probes.append(record)
-        return record
-
     def __call__(self, n: int, sleep: float | None = None) -> RunRecord:
-        record = self._replay(n)
-        if record is None:
-            if sleep is None:
-                sleep = sleep_for(self._history(), self.variant.name, n)
-            record = self.run(n, sleep, "capacity")
+        if sleep is None:
+            sleep = sleep_for(self._history(), self.variant.name, n)
+        record = self.run(n, sleep, "capacity")
         if too_short(record, growing=record.run_id not in self.flat):
             # The sleep was predicted, and spawning near a cap is slower than the sweep saw:
             # a late probe says nothing about memory, so it is run once more with a longer sleep.
             ready = record.result.ready_s if record.result else None
             longer = rounded_sleep(max(2 * (record.sleep_s or 0.0), SPAWN_MARGIN * (ready or 0.0)))
-            record = self._replay(n) or self.run(n, longer, RETRY)
-        self.progress.on_probe(self.variant.name, self.budget, record, probe_valid(record))
+            record = self.run(n, longer, RETRY)
+        self.progress.on_probe(self.variant.name, self.budget, record, fits(record))
         return record
 
-    def outcome(self, n: int) -> Probe:
-        """The probe at n as the search sees it: valid, and the cgroup peak that says how full."""
-        record = self(n)
-        return Probe(probe_valid(record), record.result.cgroup_peak if record.result else None)
+    def outcome(self, n: int, sleep: float | None = None) -> Probe:
+        """The probe at n as the search sees it: fitted, and the cgroup peak that says how full."""
+        record = self(n, sleep)
+        return Probe(fits(record), record.result.cgroup_peak if record.result else None)

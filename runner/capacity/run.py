@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import time
 import uuid
@@ -12,18 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from runner import tasks
-from runner.capacity import floor
+from runner.capacity import evidence, floor
+from runner.capacity.evidence import Boundary, fits, outcomes
 from runner.capacity.prior import Prior, checks_after, prior
-from runner.capacity.probes import (
-    CapacityOptions,
-    CapacityProgress,
-    Prober,
-    Stored,
-    probe_valid,
-    stored_checks,
-    stored_probes,
-)
-from runner.capacity.search import search
+from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober, stored_checks
+from runner.capacity.search import Found, search
+from runner.capacity.stall import STALLED
 from runner.execute import context
 from runner.inputs import MAX_N
 from runner.limits import futex, read_limits
@@ -33,6 +28,7 @@ from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
+from runner.tasks import program
 from runner.workload import get
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
@@ -73,10 +69,13 @@ def _start(
     failing, so a wrong guess costs probes, never a wrong answer."""
     fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
     known = before is not None and before.result.max_n > 0  # (without a hint: none failed below the ceiling)
-    if fit is None and not known:  # calibrate: a baseline and a slope from two small runs under the cap
-        for n in CALIBRATION_N:
+    if fit is None and not known:  # a line from the stored runs of this boundary, else calibrate:
+        # a baseline and a slope from two small runs under the cap
+        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=variant.workload)
+        for n in CALIBRATION_N if fit is None else ():
             prober(n)
-        fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
+        if fit is None:
+            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
     hint, noisy = None, False
@@ -116,22 +115,36 @@ def _start(
     return Start(start, how, baseline, fills=fills, hint=hint, noisy=noisy)
 
 
+def boundary(variant: tasks.Variant, budget: int, identity: dict[str, Any]) -> Boundary:
+    """The boundary a search or check of the variant at this budget measures now."""
+    return Boundary(
+        variant.name,
+        budget,
+        variant.workload,
+        identity.get("label"),
+        program.digest(variant.folder.dir),
+        json.dumps(identity.get("versions", {}), sort_keys=True),
+    )
+
+
 def _one(
     variant: tasks.Variant,
     budget: int,
     opts: CapacityOptions,
-    stored: Stored,
+    stored: list[RunRecord],
     identity: dict[str, Any],
     progress: CapacityProgress,
     below: Smaller | None = None,
     before: Prior | None = None,
+    timing: list[RunRecord] | None = None,
 ) -> CapacityResult:
-    """Search one (variant, budget); each probe is stored the moment it ends."""
-    prober = Prober(variant, budget, opts, identity, progress, stored if opts.resume else {})
-    if before is not None and not opts.fresh:  # how fast spawning went near this cap last time
-        ids = set(before.result.probe_ids)
-        prober.earlier = [r for runs in stored.values() for r in runs if r.run_id in ids]
+    """Search one (variant, budget) from the stored runs of its boundary; each probe is stored
+    the moment it ends. --fresh sets the stored runs and answer aside: what a first search costs.
+    timing: the stored answer's probes (of any program): how fast spawning went near this cap."""
+    prober = Prober(variant, budget, opts, identity, progress)
+    prober.earlier = [*stored, *(r for r in timing or [] if r not in stored)]
     start = _start(variant, budget, prober, below, None if opts.fresh else before)
+    known = outcomes([] if opts.fresh else stored)
     found = search(
         prober.outcome,
         start.n,
@@ -141,16 +154,44 @@ def _one(
         fills=start.fills,
         noisy=start.noisy,
         hint=start.hint,
+        known=known,
     )
-    lo, hi, probes = found.max_n, found.first_failing_n, prober.probes
-    failing = next((r for r in reversed(probes) if r.n == hi and not probe_valid(r)), None)
-    passing = next((r for r in reversed(probes) if r.n == lo and probe_valid(r)), None)
+    pooled = [*([] if opts.fresh else stored), *prober.probes]
+    return answer(
+        variant,
+        budget,
+        found,
+        pooled,
+        prober.probes,
+        identity,
+        predicted_n=start.n,
+        prediction=start.how,
+    )
+
+
+def answer(
+    variant: tasks.Variant,
+    budget: int,
+    found: Found,
+    pooled: list[RunRecord],
+    ran: list[RunRecord],
+    identity: dict[str, Any],
+    **more: Any,
+) -> CapacityResult:
+    """The result row of an answer: `found` from the pooled runs, what stopped the first failing
+    one, the sleep and peak of a fitting run at max_n and whether such runs stalled, and the
+    cost of the runs this command made (`ran`) against the floor the evidence requires."""
+    lo, hi = found.max_n, found.first_failing_n
+    failing = next((r for r in pooled if r.n == hi and not fits(r)), None)
+    passing = [r for r in pooled if r.n == lo and fits(r)] if lo else []
+    last = passing[-1] if passing else None
+    stalled = [r for r in passing if r.code == STALLED]
     stopped_by = stopped_reason = None
     if failing is not None and failing.verdict == "valid":  # valid but for an OOM kill in its tree
         stopped_by, stopped_reason = "out-of-memory", "a process of the run was OOM-killed at the cap"
     elif failing is not None:
         stopped_by, stopped_reason = failing.code, failing.reason
-    spent = floor.spent(probes, map(probe_valid, probes))
+    need = 3 if found.noisy else 2
     return CapacityResult(
         variant=variant.name,
         budget_bytes=budget,
@@ -158,22 +199,27 @@ def _one(
         first_failing_n=hi,
         stopped_by=stopped_by,
         stopped_reason=stopped_reason,
-        probes=len(probes),
-        predicted_n=start.n,
-        prediction=start.how,
-        confirmed=sum(1 for r in probes if r.n == lo and probe_valid(r)) >= 2,
+        probes=len(ran),
+        confirmed=len(passing) >= 2,
         noisy=found.noisy,
         flaky_up_to=found.flaky_up_to,
         flaky_passed=found.flaky_passed,
         flaky_failed=found.flaky_failed,
-        cost_s=round(floor.cost(spent), 3),
-        floor_s=round(floor.floor(spent, lo, hi), 3),
+        cost_s=round(floor.cost(floor.spent(ran, map(fits, ran))), 3),
+        floor_s=round(floor.floor(floor.spent(pooled, map(fits, pooled)), lo, hi, need), 3),
         capacity_id=identity["sweep_id"],
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        probe_ids=[r.run_id or "" for r in probes],
-        sleep_s=passing.sleep_s if passing is not None else None,
-        peak_bytes=passing.result.cgroup_peak if passing is not None and passing.result else None,
+        probe_ids=[r.run_id or "" for r in ran],
+        sleep_s=last.sleep_s if last is not None else None,
+        peak_bytes=last.result.cgroup_peak if last is not None and last.result else None,
         workload=variant.workload,
+        evidence_runs=len(pooled),
+        passed_at_max=found.passed_at_max,
+        program=program.digest(variant.folder.dir),
+        stalled=len(stalled),
+        stall=stalled[-1].reason if stalled else None,
+        stall_remedy=stalled[-1].remedy if stalled else None,
+        **more,
     )
 
 
@@ -224,7 +270,9 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
     records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]  # read once
-    stored, checks = stored_probes(records, opts.workload), stored_checks(records, opts.workload)
+    pooled = evidence.gather(r for r in records if r.workload == opts.workload)
+    checks = stored_checks(records, opts.workload)
+    by_id = {r.run_id: r for r in records}
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
@@ -236,7 +284,10 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
             below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
             earlier = fitted.get((variant.name, budget))
             before = prior(earlier, checks_after(checks, earlier)) if earlier is not None else None
-            result = _one(variant, budget, opts, stored, identity(variant), progress, below, before)
+            ids = identity(variant)
+            stored = pooled.get(boundary(variant, budget, ids), [])
+            timing = [by_id[i] for i in earlier.probe_ids if i in by_id] if earlier and not opts.fresh else []
+            result = _one(variant, budget, opts, stored, ids, progress, below, before, timing)
             fitted[(variant.name, budget)] = result
             opts.out.add_capacity(result.to_json())
             results.append(result)

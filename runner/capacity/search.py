@@ -40,10 +40,12 @@ class Probe:
 
 @dataclass(frozen=True)
 class Found:
-    """A search's answer. max_n: the largest N valid in every run made there (twice when
-    confirmed) and below every failure; first_failing_n: the smallest N that failed. noisy: an N
-    failed that was, or lies below one that was, valid; then flaky_up_to is the largest N seen
-    valid at least once, and flaky_passed / flaky_failed count the runs above max_n up to it."""
+    """An answer, from every run of the boundary (runner.capacity.evidence). max_n: the largest N
+    that fitted in every run made there, at least twice (three times once noisy), with no failure
+    at or below it and, once noisy, at least one NOISY_TOLERANCE step below the smallest N that
+    ever failed (first_failing_n). noisy: some N failed at or below one that fitted; then
+    flaky_up_to is the largest N that fitted at least once, and flaky_passed / flaky_failed count
+    the runs above max_n up to it. passed_at_max: how many runs fitted at max_n."""
 
     max_n: int
     first_failing_n: int | None
@@ -51,6 +53,7 @@ class Found:
     flaky_up_to: int | None = None
     flaky_passed: int = 0
     flaky_failed: int = 0
+    passed_at_max: int = 0
 
 
 @dataclass
@@ -61,35 +64,90 @@ class _State:
     noisy: bool = False
     start: int = 0  # the guess
     fills: float | None = 1.0  # the share of the budget the start was guessed to fill (None: unknown)
+    confirm: bool = True  # False: one fitting run makes an N an answer (tests of the bracketing)
+
+    def __post_init__(self) -> None:
+        self.observe()
+
+    def add(self, n: int, probe: Probe) -> None:
+        self.outcomes.setdefault(n, []).append(probe)
+        self.observe()
+
+    def observe(self) -> None:
+        """Noisy once any run fitted at or above an N that failed (the same N included): from
+        then on the boundary is a band, and stays one."""
+        hi = self.hi
+        if hi is not None and any(p.valid for n, runs in self.outcomes.items() if n >= hi for p in runs):
+            self.noisy = True
 
     def valid(self, n: int) -> bool:
         return all(p.valid for p in self.outcomes[n])
 
+    @property
+    def runs_needed(self) -> int:
+        """Fitting runs an N needs to be the answer: two, or three once noisy. Where a quarter of
+        the runs pass at random above the true edge, two passes there happen in one search in 16:
+        with two runs the seeded band test's lower edge held in 18 of 30 searches, with three in 22+."""
+        return 1 if not self.confirm else 3 if self.noisy else 2
+
     def confirmed(self, n: int) -> bool:
-        """Valid in every run at n: twice, or three times once noisy. Where a quarter of the runs
-        pass at random above the true edge, two passes there happen in one search in 16: with
-        two runs the seeded band test's lower edge held in 18 of 30 searches, with three in 22+."""
-        return self.valid(n) and len(self.outcomes[n]) > (2 if self.noisy else 1)
+        return self.valid(n) and len(self.outcomes[n]) >= self.runs_needed
 
     @property
     def hi(self) -> int | None:
+        """The smallest N that ever failed."""
         failed = [n for n in self.outcomes if not self.valid(n)]
         return min(failed) if failed else None
 
     @property
-    def lo(self) -> int:
-        """The largest valid N below every failure: valid runs above a failure are not trusted."""
+    def top(self) -> int | None:
+        """The smallest N the answer cannot reach: the first failing N, or once noisy the N just
+        above one NOISY_TOLERANCE step below it (runs there failed 5 % above and passed at random,
+        so the edge is held a step away). The search brackets the answer below this."""
         hi = self.hi
-        return max((n for n in self.outcomes if self.valid(n) and (hi is None or n < hi)), default=0)
+        if hi is None:
+            return None
+        return min(hi, math.floor(hi / (1 + NOISY_TOLERANCE)) + 1) if self.noisy else hi
+
+    def _fitting(self, need: int) -> int:
+        top = self.top
+        return max(
+            (
+                n
+                for n, runs in self.outcomes.items()
+                if self.valid(n) and len(runs) >= need and (top is None or n < top)
+            ),
+            default=0,
+        )
+
+    @property
+    def lo(self) -> int:
+        """The largest N below top that fitted in every run made there: valid runs above a
+        failure are not trusted."""
+        return self._fitting(1)
+
+    @property
+    def answer(self) -> int:
+        """The largest N below top that fitted in every run there, as many as runs_needed."""
+        return self._fitting(self.runs_needed)
 
     @property
     def tolerance(self) -> float:
         return NOISY_TOLERANCE if self.noisy else TOLERANCE
 
+    def settled(self, ceiling: int = MAX_N) -> bool:
+        """Whether the evidence is an answer: the confirmed N within the tolerance below top (or
+        nothing fits at all), or confirmed at the ceiling when nothing failed below it."""
+        top, answer = self.top, self.answer
+        if top is None:
+            return answer >= ceiling
+        return top <= 1 or (answer > 0 and closed(answer, top, self.tolerance))
+
     def found(self) -> Found:
-        lo, hi = self.lo, self.hi
+        lo, hi = self.answer, self.hi
+        passed_at_max = len(self.outcomes.get(lo, [])) if lo else 0
         if not self.noisy:
-            return Found(lo, hi)
+            return Found(lo, hi, passed_at_max=passed_at_max)
         passed = [n for n, runs in self.outcomes.items() if any(p.valid for p in runs)]
         above = [p for n, runs in self.outcomes.items() if n > lo for p in runs]
         return Found(
@@ -99,6 +157,7 @@ class _State:
             flaky_up_to=max(passed, default=lo),
             flaky_passed=sum(p.valid for p in above),
             flaky_failed=sum(not p.valid for p in above),
+            passed_at_max=passed_at_max,
         )
 
     def peak(self, n: int) -> int | None:
@@ -164,9 +223,15 @@ def search(
     fills: float | None = 1.0,
     noisy: bool = False,
     hint: int | None = None,
+    known: dict[int, list[Probe]] | None = None,
 ) -> Found:
     """The largest valid N and the smallest failing N, within TOLERANCE of each other (or
-    NOISY_TOLERANCE once the outcome is seen to vary from run to run).
+    NOISY_TOLERANCE once the outcome is seen to vary from run to run, and then a step below the
+    smallest failing N: Found). `known` is every stored run of the same boundary
+    (runner.capacity.evidence): the answer is computed from them and this search's probes
+    together (its probes are added to `known`), and the search probes only while they do not
+    settle it (`--check` re-measures a settled answer). Without stored runs the first probe is
+    `start`.
 
     Without a valid probe yet, steps down from the guess by 2 %, 6 %, 16 %, 41 %, then halves N
     (each step the cube of the last, at most MAX_DOWN; once noisy the first is 5 %), or at once
@@ -193,35 +258,34 @@ def search(
     search, or a re-check of its answer): the search is noisy from its first probe, so its
     answer is confirmed three times and settles to NOISY_TOLERANCE.
     """
-    n, up, down = max(1, min(start, ceiling)), FIRST_STEP, FIRST_STEP
-    state = _State(budget, baseline, {}, noisy=noisy, start=n, fills=fills)
+    up, down = FIRST_STEP, FIRST_STEP
+    first = max(1, min(start, ceiling))
+    known = known if known is not None else {}
+    state = _State(budget, baseline, known, noisy=noisy, start=first, fills=fills, confirm=confirm)
+    n: int | None = None if state.outcomes else first
     while True:
-        result = probe(n)
-        if n in state.outcomes and result.valid != state.valid(n):
-            state.noisy = True
-        state.outcomes.setdefault(n, []).append(result)
-        lo, hi = state.lo, state.hi
-        if hi is not None and any(state.valid(m) and m > hi for m in state.outcomes):
-            state.noisy = True  # a larger N was valid: the boundary is not sharp here
-        if state.noisy and down == FIRST_STEP:
-            down = 1 + NOISY_TOLERANCE
-        if hi is not None and (closed(lo, hi, state.tolerance) or hi == 1):
-            if not confirm or lo == 0 or state.confirmed(lo):
+        if n is None:
+            if state.settled(ceiling):
                 return state.found()
-            n = lo  # confirm
-            continue
-        if hi is None and hint is not None and lo < hint <= ceiling and hint not in state.outcomes:
-            n = hint  # where runs failed before: most often, this one probe closes the bracket
-        elif hi is None and lo >= ceiling:
-            if not confirm or state.confirmed(lo):
-                return state.found()
-            n = lo  # nothing fails below the ceiling: the answer is the ceiling, run again
-        elif hi is None:
-            n, up = _above(state, lo, ceiling, up)
-        elif lo == 0:
-            n, down = _below(state, hi, down), min(MAX_DOWN, down**DOWN_GROWTH)
-        else:
-            n, up = _inside(state, lo, hi, up)
+            if state.noisy and down == FIRST_STEP:
+                down = 1 + NOISY_TOLERANCE
+            lo, top = state.lo, state.top
+            if top is not None and closed(lo, top, state.tolerance):
+                n = lo  # the bracket is closed: its N is run again until it is confirmed, or fails
+            elif top is None and lo == 0:
+                n = first  # stored runs, none of them fitting or failing below the ceiling
+            elif top is None and hint is not None and lo < hint <= ceiling and hint not in state.outcomes:
+                n = hint  # where runs failed before: most often, this one probe closes the bracket
+            elif top is None and lo >= ceiling:
+                n = lo  # nothing fails below the ceiling: the answer is the ceiling, run again
+            elif top is None:
+                n, up = _above(state, lo, ceiling, up)
+            elif lo == 0:
+                n, down = _below(state, top, down), min(MAX_DOWN, down**DOWN_GROWTH)
+            else:
+                n, up = _inside(state, lo, top, up)
+        state.add(n, probe(n))
+        n = None
 
 
 def _above(state: _State, lo: int, ceiling: int, step: float) -> tuple[int, float]:
@@ -236,20 +300,21 @@ def _above(state: _State, lo: int, ceiling: int, step: float) -> tuple[int, floa
     return min(ceiling, max(edge, math.ceil(lo * step))), step * step
 
 
-def _below(state: _State, hi: int, step: float) -> int:
+def _below(state: _State, top: int, step: float) -> int:
     """The next N below the smallest failing one, with nothing valid yet: the blind step, or
     further down when that failure stopped short of the cap. Its peak says how much of the
     budget the runtime could use; the start was guessed to fill a share of it (all of it, on
     the sweep's line; scaled from a smaller budget, what the answer there used), so the N that
     fits is the start times the ratio of the two (never more than halving at once: the guess
-    is from a line a GC runtime under a cap does not follow)."""
-    n = hi / step
+    is from a line a GC runtime under a cap does not follow). Once noisy, never above top."""
+    hi = state.hi or top
+    n = min(top - 1, hi / step)
     peak = state.peak_failed(hi)
     guessed = state.fills * state.budget if state.fills is not None else None
     if peak is not None and peak < SHORT_OF_CAP * state.budget and guessed and guessed > state.baseline:
         share = max(0.0, peak - state.baseline) / (guessed - state.baseline)
         n = min(n, max(state.start * share, hi / MAX_DOWN))
-    return max(1, min(hi - 1, math.floor(n)))
+    return max(1, min(top - 1, math.floor(n)))
 
 
 def _inside(state: _State, lo: int, hi: int, step: float) -> tuple[int, float]:
@@ -296,3 +361,56 @@ def _split(lo: int, hi: int, tolerance: float) -> int:
     # least half the largest power of two in the bracket (so a sliver is never all it cuts off)
     upper = max(steps - 2 ** (math.ceil(math.log2(steps)) - 1), 2 ** math.floor(math.log2(steps / 2)))
     return min(hi - 1, max(lo + 1, math.floor(lo * step ** (steps - upper))))
+
+
+@dataclass(frozen=True)
+class Rechecked:
+    """A re-check of a settled answer: how its runs went, and the answer from all the evidence
+    after them (lower when a run failed at max_n or fitted past the first failing N)."""
+
+    max_n: int
+    at_max: list[bool]  # each run at max_n: fitted or not
+    above_n: int
+    above: bool  # the run at CHECK_ABOVE x first_failing_n fitted
+    noisy: bool  # the answer checked was a band
+    found: Found  # the answer afterwards
+
+    @property
+    def held(self) -> bool:
+        """A point holds when max_n fitted again and the N past its first failure did not; a band
+        makes no claim above max_n, and holds when max_n fitted in every run."""
+        return all(self.at_max) and (self.noisy or not self.above)
+
+
+CHECK_ABOVE = 1.05  # a point holds when max_n fits again and this times first_failing_n does not
+
+
+def recheck(
+    probe: Callable[[int], Probe],
+    found: Found,
+    budget: int,
+    known: dict[int, list[Probe]],
+    baseline: int = 0,
+    ceiling: int = MAX_N,
+) -> Rechecked:
+    """Run a settled answer's max_n again (once for a point, three times for a band, stopping at
+    a failure) and CHECK_ABOVE times its first failing N once; the runs join `known` (updated in
+    place). If the evidence no longer settles the same answer, the search goes on from it, noisy
+    when it now is, until it settles a lower one."""
+    times = 3 if found.noisy else 1
+    at_max: list[bool] = []
+    for _ in range(times):
+        run = probe(found.max_n)
+        known.setdefault(found.max_n, []).append(run)
+        at_max.append(run.valid)
+        if not run.valid:
+            break
+    above_n = math.ceil(CHECK_ABOVE * (found.first_failing_n or found.max_n))
+    above = probe(above_n)
+    known.setdefault(above_n, []).append(above)
+    state = _State(budget, baseline, known)
+    after = state.found() if state.settled(ceiling) else None
+    if after is None or after.max_n != found.max_n:
+        start = state.lo or max(1, (state.top or found.max_n) - 1)
+        after = search(probe, start, budget, baseline, ceiling, noisy=state.noisy, known=known)
+    return Rechecked(found.max_n, at_max, above_n, above.valid, found.noisy, after)

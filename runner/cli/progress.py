@@ -85,7 +85,11 @@ def capacity_progress():  # type: ignore[no-untyped-def]
     from runner.show.tables.capacity import band_text, budget_label, cost_line
 
     def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
-        what = "valid" if ok else f"{record.verdict}: {record.reason}"
+        what = (
+            ("fits, exit stalled: stopped" if record.code == "exit-stalled" else "valid")
+            if ok
+            else (f"{record.verdict}: {record.reason}")
+        )
         err(f"  {variant} in {budget_label(budget)}: N={record.n:,} {what}"[:160])
 
     def on_result(result, i: int, total: int) -> None:  # type: ignore[no-untyped-def]
@@ -95,7 +99,8 @@ def capacity_progress():  # type: ignore[no-untyped-def]
         err(
             f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
             f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
-            f"({result.probes} probes; {then}; {cost_line(row)})"
+            f"({result.probes} probes, {result.evidence_runs} runs in all, {result.passed_at_max} fitted "
+            f"at max N; {then}; {cost_line(row)})"
         )
 
     return CapacityProgress(on_probe=on_probe, on_result=on_result, log=err)

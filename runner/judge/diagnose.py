@@ -193,7 +193,7 @@ def diagnose(
     points = live(timeline)
     if len(points) < 3:
         return None
-    if ready_s is not None and sleep_s and (stalled := _stall(points, ready_s + sleep_s)) is not None:
+    if ready_s is not None and sleep_s and (stalled := stall(points, ready_s + sleep_s)) is not None:
         return _with_futex_hash(stalled, limits)
     base = points[0].threads
     start = creation_start(points)
@@ -266,7 +266,7 @@ def diagnose_run(
     )
 
 
-def _stall(points: Sequence[Sample], slept: float) -> Diagnosis | None:
+def stall(points: Sequence[Sample], slept: float) -> Diagnosis | None:
     """Threads that stopped ending once every task's sleep was over (`slept`: the `ready` time
     plus the sleep, when the last task to start had slept its time): the count held within
     STALL_FALL for STALL_S or more until the run was stopped. Python's threads near 20k under a

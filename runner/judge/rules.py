@@ -11,7 +11,7 @@ import math
 import re
 
 from runner.judge.run import Verdict, _Run, message_line
-from runner.limits import files
+from runner.limits import files, futex
 from runner.limits.hit import round_up
 from runner.limits.host import HEADROOM, LABELS, NEAR, int_value
 from runner.limits.predict import predict, thread_capacities
@@ -75,6 +75,23 @@ def interrupted(run: _Run) -> Verdict | None:
     if not run.result.interrupted:
         return None
     return Verdict("failed", "interrupted", "interrupted by the user (Ctrl-C)", None)
+
+
+def exit_stalled(run: _Run) -> Verdict | None:
+    """Stopped by memrun where its exit stalled (a capacity probe's watch, runner.capacity.stall):
+    `ready N` came, every task waited its sleep under the cap, and then its threads stopped
+    ending. Not a figure for a sweep (it did not end); for a capacity, a fit. A run OOM-killed
+    on its way there did not fit: the cap rules judge it."""
+    r = run.result
+    if r.stopped_by != "exit-stalled" or r.cgroup_oom_kills:
+        return None
+    return Verdict(
+        "invalid",
+        "exit-stalled",
+        f"stopped {r.wall_s:.0f} s in, where its exit stalled: `ready {run.n}` came and every task "
+        f"waited its {run.sleep_s:g} s sleep under the cap",
+        futex.remedy(max(run.threads, run.n)),
+    )
 
 
 CAP_NEAR = 0.95  # a failed run whose cgroup peak came this close to its cap was stopped by it

@@ -33,6 +33,7 @@ CODES = {
     "ready-mismatch": "`ready M` with M different from N",
     "spawn-outlasted-sleep": "the N tasks were never all alive at once",
     "ended-before-sleep": "the run ended before its sleep could: its tasks did not wait",
+    "exit-stalled": "stopped where its threads stopped ending after the sleep (a capacity probe: it fit)",
 }
 
 # stderr lines that are not the message: stack frames, backtrace headers, hints

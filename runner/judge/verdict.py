@@ -45,6 +45,7 @@ def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
 RULES: list[Callable[[_Run], Verdict | None]] = [
     rules.not_started,
     rules.interrupted,
+    rules.exit_stalled,
     rules.capped,
     rules.fd_limit,
     rules.not_ready_in_time,

@@ -118,6 +118,13 @@ class Companion(Protocol):
     def end(self) -> None: ...
 
 
+class Watch(Protocol):
+    """Whether a run may stop before it ends by itself: given the samples so far and when `ready N`
+    came (seconds since fork, None before), (code, reason) to stop it now, else None."""
+
+    def __call__(self, timeline: Sequence[Sample], ready_s: float | None) -> tuple[str, str] | None: ...
+
+
 def measure(
     argv: Sequence[str],
     *,
@@ -134,6 +141,7 @@ def measure(
     nofile: int | None = None,
     account_sockets: bool = False,
     companion: Companion | None = None,
+    stop_when: Watch | None = None,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -152,6 +160,8 @@ def measure(
     nofile: the program's RLIMIT_NOFILE, set by the launcher before exec (a server of N connections).
     account_sockets: charge the sockets the run accepts to its cgroup (cgroups.RunCgroup.account_sockets).
     companion: a process that runs beside the program and may end the run early (Companion).
+    stop_when: asked after every sample whether the run has shown what it was for (Watch); its
+    (code, reason) stops it there, as stopped_by and stopped_reason.
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -219,6 +229,7 @@ def measure(
     timeline = sampler.timeline
     timed_out = False
     stopped: str | None = None
+    stopped_by: str | None = None
     deadline: float | None = None
     extended = 0.0
     interrupted = False
@@ -254,6 +265,10 @@ def measure(
             while not report.exited.is_set():
                 sample(t0)
                 if companion and (stopped := companion.step(ready.get("t"))):
+                    break
+                ready_s = float(ready["t"]) - t0 if "t" in ready else None
+                if stop_when and (stop := stop_when(timeline, ready_s)) is not None:
+                    stopped_by, stopped = stop
                     break
                 if timeout is not None and time.monotonic() - t0 > timeout + extended:
                     if extended < timeout_grace and still_ending(timeline):
@@ -291,6 +306,7 @@ def measure(
         timed_out=timed_out,
         ready_deadline_s=deadline,
         stopped_reason=stopped,
+        stopped_by=stopped_by,
         timeout_extended_s=extended or None,
         interrupted=interrupted,
         error=ended.error,

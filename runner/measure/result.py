@@ -94,6 +94,9 @@ class RunResult:
     # Why memrun stopped the run before it ended by itself, other than a timeout (a companion's
     # reason: the connections client gave up). The program was killed; None when it was not.
     stopped_reason: str | None = None
+    # What stopped it, when a watch did (measure's stop_when: "exit-stalled", a capacity probe whose
+    # threads stopped ending after the sleep); None for a companion's stop or none at all.
+    stopped_by: str | None = None
     # Whether the run's cgroup charged the sockets the program accepted (cgroup v1 does only when
     # asked: RunCgroup.account_sockets); None when not asked.
     socket_accounting: bool | None = None

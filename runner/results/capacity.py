@@ -58,6 +58,21 @@ class CapacityResult:
     # own wall time. None in rows written before the search measured it.
     cost_s: float | None = None
     floor_s: float | None = None
+    # The evidence (runner.capacity.evidence): the answer is computed from every stored run of its
+    # boundary, and these say from how many, how many fitted at max_n, and which program they
+    # ran (a digest of its task folder). 0 / None in rows written before answers were pooled.
+    evidence_runs: int = 0
+    passed_at_max: int = 0
+    program: str | None = None
+    # Runs at max_n that fitted and were then stopped where their exit stalled (threads not
+    # ending after the sleep): a capacity is a memory answer, so they count; the stall and its
+    # remedy are kept to say so.
+    stalled: int = 0
+    stall: str | None = None
+    stall_remedy: str | None = None
+    # Why this row was written: "" for a search; for a check, "held in a check" or
+    # "lowered: failed at 74,600 in a check" (a check never raises an answer).
+    why: str = ""
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property

@@ -90,6 +90,9 @@ class RunRecord:
     # every task waiting). None in rows stored before memrun recorded them.
     overlap_by_timing: bool | None = None
     hold_ratio: float | None = None
+    # Which program ran: a digest of its task folder's files (runner.tasks.program.digest). Runs of
+    # an edited program are another population for capacity's evidence. None in older rows.
+    program: str | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -131,6 +134,7 @@ class RunRecord:
             "version_of": self.version_of,
             "overlap_by_timing": self.overlap_by_timing,
             "hold_ratio": self.hold_ratio,
+            "program": self.program,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -1,33 +1,54 @@
-"""runner.capacity.check: what holding means for a point answer and for a band."""
+"""runner.capacity.check: what holding means for a point answer and for a band, and the words a
+lowered answer is stored with."""
 
 from __future__ import annotations
 
 from runner.capacity import BoundaryCheck
+from runner.capacity.check import _why
 from runner.measure.result import RunResult
 from runner.results import RunRecord
+from runner.results.capacity import CapacityResult
 
 
-def _run(n: int, valid: bool) -> RunRecord:
+def _run(n: int, valid: bool, code: str | None = None) -> RunRecord:
     result = RunResult.from_dict({"wall_s": 3.0, "peak_rss": 1, "exit_code": 0 if valid else 1})
-    return RunRecord("v", n, "valid" if valid else "invalid", code="ok" if valid else "exit", result=result)
+    verdict = "valid" if valid else "failed"
+    return RunRecord("v", n, verdict, code=code or ("ok" if valid else "exit"), result=result)
 
 
-def _check(at_max: bool, above: bool, noisy: bool = False, top: bool | None = None) -> BoundaryCheck:
+def _check(at_max: list[bool], above: bool, noisy: bool = False) -> BoundaryCheck:
     return BoundaryCheck(
-        "v", 1 << 28, 1000, 1071, 2.0, _run(1000, at_max), _run(1071, above), noisy=noisy,
-        flaky_up_to=1300 if top is not None else None, at_flaky=_run(1300, top) if top is not None else None,
-    )  # fmt: skip
+        "v", 1 << 28, 1000, 1071, 2.0, [_run(1000, ok) for ok in at_max], _run(1071, above), noisy=noisy
+    )
 
 
-def test_a_point_holds_when_max_n_passes_again_and_above_the_first_failure_fails():
-    assert _check(True, False).held
-    assert not _check(True, True).held
-    assert not _check(False, False).held
+def test_a_point_holds_when_max_n_fits_again_and_above_the_first_failure_does_not():
+    assert _check([True], False).held
+    assert not _check([True], True).held
+    assert not _check([False], False).held
 
 
-def test_a_band_holds_when_max_n_passes_again_whatever_its_top_does():
-    assert _check(True, True, noisy=True, top=True).held
-    assert _check(True, False, noisy=True, top=False).held
-    assert not _check(False, False, noisy=True, top=True).held
-    row = _check(True, True, noisy=True, top=False).to_json()
-    assert row["noisy"] and row["flaky_up_to"] == 1300 and row["flaky_passed"] is False
+def test_a_band_holds_when_max_n_fits_in_all_three_runs_whatever_above_does():
+    assert _check([True, True, True], True, noisy=True).held
+    assert _check([True, True, True], False, noisy=True).held
+    assert not _check([True, False], False, noisy=True).held
+
+
+def test_a_stalled_exit_after_the_sleep_is_a_fit_but_an_oom_kill_is_not():
+    stalled = _run(1000, False, code="exit-stalled")
+    stalled = stalled.replace(verdict="invalid")
+    assert BoundaryCheck("v", 1 << 28, 1000, 1071, 2.0, [stalled], _run(1071, False)).held
+    killed = stalled.replace(result=RunResult.from_dict({"wall_s": 3.0, "cgroup_oom_kills": 1}))
+    assert not BoundaryCheck("v", 1 << 28, 1000, 1071, 2.0, [killed], _run(1071, False)).held
+
+
+def test_a_lowered_answer_says_which_run_lowered_it():
+    failed = _check([False], False)
+    failed.after = CapacityResult("v", 1 << 28, 950)
+    assert _why(failed, 1020) == "lowered: failed at 1,000 in a check"
+    above = _check([True], True)
+    above.after = CapacityResult("v", 1 << 28, 970)
+    assert _why(above, 1020).startswith("lowered: fitted at 1,071, past the first failing N 1,020")
+    held = _check([True], False)
+    held.after = CapacityResult("v", 1 << 28, 1000)
+    assert _why(held, 1020) == "held in a check" and held.to_json()["lowered_to"] is None

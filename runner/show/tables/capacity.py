@@ -9,17 +9,20 @@ from runner.results import latest_capacity
 from runner.units import size
 
 LEGEND = (
-    "max N = the largest N whose run was valid (exit 0, `ready N` before the sleep ran out, nothing "
-    "OOM-killed) inside a memory cgroup capped at the budget, swap excluded, in every run made there "
-    "(at least two) and below every failure; found to within 2 % of the first failing N by steps "
-    "along the memory line of the valid probes, and bisection. Where the runtime passes or fails "
-    "from run to run, the answer is a band: max N fits, and from the first failing N up to the "
-    "largest N seen valid once, runs pass or fail (how many of each, in brackets); such a lower edge "
-    "is found to within 5 %. Each probe sleeps 1.5 x the spawn time "
-    "expected (at least 2 s; a probe whose tasks were not all alive in time, and still growing, is "
-    "re-run once with twice the sleep), so a capacity holds for tasks that live that long. "
-    "tasks/MiB = max N / budget. The cap counts everything the cgroup is charged: heap, stacks, "
-    "kernel memory of threads, page cache."
+    "max N = the largest N that fitted inside a memory cgroup capped at the budget, swap excluded: "
+    "`ready N` before the sleep ran out and every task held under the cap until its sleep was over, "
+    "nothing OOM-killed (a run whose exit then stalled is stopped there and counts: a capacity "
+    'answers "does it fit"). It is computed from every stored run of the same program at that '
+    "budget (searches, checks, sweeps under the same cap): it fitted in every run made there, at "
+    "least twice (three times once runs have been seen to pass and fail at random), with no "
+    "failure at or below it, found to within 2 % of the first failing N by steps along the memory "
+    "line of the fitting probes, and bisection. Where runs pass or fail from run to run, the answer "
+    "is a band: max N sits at least a 5 % step below the first failing N, and up to the largest N "
+    "seen fitting once, runs pass or fail (how many of each, in brackets). Each probe sleeps 1.5 x "
+    "the spawn time expected (at least 2 s; a probe whose tasks were not all alive in time, and "
+    "still growing, is re-run once with twice the sleep), so a capacity holds for tasks that live "
+    "that long. tasks/MiB = max N / budget. The cap counts everything the cgroup is charged: heap, "
+    "stacks, kernel memory of threads, page cache."
 )
 
 
@@ -53,9 +56,16 @@ def _cell(r: dict[str, Any]) -> str:
         text = "**none fit**"
     else:
         text = f"**{r['max_n']:,}** · {r['max_n'] / (r['budget_bytes'] / (1 << 20)):,.0f}/MiB"
+    if passed := r.get("passed_at_max"):
+        text += f" · {passed} of {passed} runs fitted there"
     band = band_text(r)
     if band:
         text += f" · {band}"
+    if stalled := r.get("stalled"):
+        remedy = f", {r['stall_remedy']} ends it" if r.get("stall_remedy") else ""
+        text += f" · exit stalled after the sleep in {stalled} of them{remedy}"
+    if str(r.get("why", "")).startswith("lowered"):
+        text += f" · {r['why']}"
     if r.get("stopped_by"):
         text += f" · then {r['stopped_by']}"
     if r.get("noisy") and not band:
@@ -104,46 +114,49 @@ def capacity_markdown(results: list[dict[str, Any]]) -> str:
 
 
 def check_markdown(checks: list[dict[str, Any]]) -> str:
-    """`memrun capacity --check`: each stored boundary re-run, and whether it held. A point holds
-    when max N is valid again and 1.05 x the first failing N is not; a band when max N is valid
-    again (its top, run once more, is reported, not judged)."""
+    """`memrun capacity --check`: each stored answer re-run, whether it held, and the answer the
+    evidence gives afterwards. A point holds when max N fits again and 1.05 x the first failing N
+    does not; a band when max N fits in all three runs."""
     lines = [
-        "| variant | budget | max N again | 1.05 x first failing N | band's top again | sleep | result |",
+        "| variant | budget | max N again | 1.05 x first failing N | sleep | result | answer now |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in checks:
-        again = "valid" if c["valid_again"] else "**not valid**"
-        above = f"failed ({c['above_code']})" if c["above_failed"] else "**valid**"
-        top = "—"
-        if c.get("flaky_up_to") is not None:
-            top = f"{c['flaky_up_to']:,}: {'passed' if c['flaky_passed'] else 'failed'}"
+        if c.get("skipped"):
+            where = f"| {c['variant']} | {budget_label(c['budget_bytes'])} |"
+            lines.append(f"{where} — | — | — | not checked | {c['skipped']} |")
+            continue
+        again = f"{c['fitted_at_max']} of {c['runs_at_max']} fitted"
+        above = f"failed ({c['above_code']})" if c["above_failed"] else "**fitted**"
         sleep = f"{c['sleep_s']:g} s" if c.get("sleep_s") is not None else "predicted"
         what = "band" if c.get("noisy") else "point"
         verdict = f"{what} holds" if c["held"] else f"**{what} does not hold**"
+        now = f"{c['lowered_to']:,} ({c['why']})" if c.get("lowered_to") is not None else "unchanged"
         lines.append(
             f"| {c['variant']} | {budget_label(c['budget_bytes'])} | {c['max_n']:,}: {again} | "
-            f"{c['above_n']:,}: {above} | {top} | {sleep} | {verdict} |"
+            f"{c['above_n']:,}: {above} | {sleep} | {verdict} | {now} |"
         )
     return "\n".join(lines) + "\n\n" + check_summary(checks) + "\n"
 
 
 def check_summary(checks: list[dict[str, Any]]) -> str:
-    """The re-check in one paragraph: points that held (the goal is 95 %), bands whose max N held,
-    and how often the top of a band passed again."""
-    points = [c for c in checks if not c.get("noisy")]
-    bands = [c for c in checks if c.get("noisy")]
+    """The re-check in one paragraph: points that held (the goal is 95 %), bands whose max N
+    held (90 %), and how many answers the check lowered."""
+    ran = [c for c in checks if not c.get("skipped")]
+    points = [c for c in ran if not c.get("noisy")]
+    bands = [c for c in ran if c.get("noisy")]
     parts = []
     if points:
         held = sum(c["held"] for c in points)
         parts.append(f"{held} of {len(points)} point answers hold ({100 * held / len(points):.0f} %).")
     if bands:
         held = sum(c["held"] for c in bands)
-        tops = [c for c in bands if c.get("flaky_passed") is not None]
-        passed = sum(bool(c["flaky_passed"]) for c in tops)
-        parts.append(
-            f"{held} of {len(bands)} bands hold (max N valid again); "
-            f"the band's top passed again in {passed} of {len(tops)}."
-        )
+        parts.append(f"{held} of {len(bands)} bands hold at max N ({100 * held / len(bands):.0f} %).")
+    lowered = sum(c.get("lowered_to") is not None for c in ran)
+    if ran:
+        parts.append(f"{lowered} answer(s) lowered, each stored again with the reason.")
+    if skipped := len(checks) - len(ran):
+        parts.append(f"{skipped} not checked (their runs were of another program or version).")
     return " ".join(parts)
 
 
@@ -161,5 +174,9 @@ def capacity_json_lines(results: list[dict[str, Any]]) -> str:
         "probes",
         "cost_s",
         "floor_s",
+        "passed_at_max",
+        "evidence_runs",
+        "stalled",
+        "why",
     )
     return "".join(json.dumps({k: r.get(k) for k in keys}) + "\n" for r in results)

@@ -43,16 +43,18 @@ def test_cost_total_sums_cost_and_floor_over_searches_that_recorded_them():
     assert text.endswith("1.86× floor")  # (12 + 40) / (12 + 16)
 
 
-def test_check_summary_judges_points_and_bands_apart():
+def test_check_summary_judges_points_and_bands_apart_and_counts_what_it_lowered():
     checks = [
-        {"noisy": False, "held": True},
-        {"noisy": False, "held": False},
-        {"noisy": True, "held": True, "flaky_passed": False},
-        {"noisy": True, "held": True, "flaky_passed": True},
+        {"noisy": False, "held": True, "lowered_to": None},
+        {"noisy": False, "held": False, "lowered_to": 950},
+        {"noisy": True, "held": True, "lowered_to": None},
+        {"noisy": True, "held": False, "lowered_to": 900},
+        {"skipped": "its runs were of another program"},
     ]
     assert check_summary(checks) == (
-        "1 of 2 point answers hold (50 %). 2 of 2 bands hold (max N valid again); "
-        "the band's top passed again in 1 of 2."
+        "1 of 2 point answers hold (50 %). 1 of 2 bands hold at max N (50 %). "
+        "2 answer(s) lowered, each stored again with the reason. "
+        "1 not checked (their runs were of another program or version)."
     )
 
 
