@@ -27,6 +27,7 @@ from runner.limits.raising import raised_limits
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, cost
 from runner.results.needs import thread_need
+from runner.shard import Shard
 from runner.signals import sigterm_raises
 from runner.workloads.connections import DEFAULT_BUFFER
 
@@ -66,6 +67,7 @@ class SweepOptions:
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
+    shard: Shard | None = None  # --shard I/K: only the cells of this share (runner.shard)
 
 
 @dataclass
@@ -97,7 +99,11 @@ def skipped(opts: SweepOptions, refuse_all: bool = False) -> list[str]:
 
 
 def cells(opts: SweepOptions) -> list[Cell]:
-    return [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
+    """The sweep's cells in the order they run (N, then variant, then repeat), only its shard's
+    when it has one."""
+    every = [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
+    shard = opts.shard
+    return [c for c in every if shard is None or shard.owns(opts.workload, c.variant.name, c.n, c.repeat)]
 
 
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -151,6 +157,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "workload": opts.workload,
         **workloads.get(opts.workload).record_fields(opts.buffer),
         "skipped": skipped(opts),
+        "shard": str(opts.shard) if opts.shard else None,
     }
     opts.out.add_sweep(meta)
 

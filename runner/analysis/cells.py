@@ -1,4 +1,5 @@
-"""The cells every exporter writes (bmf, gab): one per label x variant x N x metric with a figure.
+"""The cells every exporter writes (bmf, gab): one per label x variant x N x metric with a figure,
+grouped by label (one file per label: a series must not be named after the machine).
 
 Exporters for other tools' formats share this, so that they agree on what a cell is: the median
 over valid runs with their min and max, runs of different labels (machines, fingerprints) never
@@ -15,11 +16,13 @@ import pandas as pd
 from runner.analysis.records import records
 from runner.results.groups import groups
 from runner.results.record import METRICS
+from runner.workload import DEFAULT
 
 
 @dataclass(frozen=True)
 class Cell:
     label: str
+    workload: str
     variant: str
     n: int
     metric: str
@@ -28,15 +31,20 @@ class Cell:
     max: float
     valid: int  # runs the figure is the median of
 
-    def name(self, several_labels: bool) -> str:
-        """ "go/N=10000", or "vm/go/N=10000" when the export holds several labels."""
-        base = f"{self.variant}/N={self.n}"
-        return f"{self.label}/{base}" if several_labels else base
+    @property
+    def name(self) -> str:
+        """ "sleep/go/N=10000": what was measured, never where. A benchmark named after the
+        machine (its label carries the kernel build) would start a new series in Bencher and
+        github-action-benchmark at every kernel update; the machine is the file's (one per label,
+        Bencher's testbed)."""
+        return f"{self.workload}/{self.variant}/N={self.n}"
 
 
-def cells(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[list[Cell], bool]:
-    """Every cell with a figure, for every metric, and whether they span several labels."""
+def cells(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, list[Cell]]:
+    """Every cell with a figure, for every metric, by label: one export file each."""
     found = groups(runs, sweeps)
+    named = runs["workload"].dropna() if "workload" in runs else pd.Series(dtype=object)
+    workload = str(named.iloc[0]) if len(named) else DEFAULT  # the runs shown are of one workload
     out = []
     for g in found:
         for metric in METRICS:
@@ -46,6 +54,7 @@ def cells(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[list[Cell],
                 out.append(
                     Cell(
                         g.label,
+                        workload,
                         str(r["variant"]),
                         int(r["n"]),
                         metric,
@@ -56,4 +65,7 @@ def cells(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[list[Cell],
                     )
                 )
     out.sort(key=lambda c: (c.label, c.variant, c.n))
-    return out, len(found) > 1
+    by_label: dict[str, list[Cell]] = {}
+    for c in out:
+        by_label.setdefault(c.label, []).append(c)
+    return by_label

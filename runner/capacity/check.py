@@ -125,7 +125,9 @@ def _check(
     progress: CapacityProgress,
 ) -> BoundaryCheck:
     known = outcomes(runs)
-    state = _State(budget, 0, known)
+    # once seen noisy, a cell stays a band: the stored answer says so even where the runs of its
+    # boundary alone would not (its search began noisy, from an earlier program's runs)
+    state = _State(budget, 0, known, noisy=stored.noisy)
     found = state.found()
     # an answer at the kernel limits' ceiling, where nothing failed, is settled there
     ceiling = stored.max_n if stored.first_failing_n is None else MAX_N

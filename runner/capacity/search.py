@@ -408,7 +408,7 @@ def recheck(
     above_n = math.ceil(CHECK_ABOVE * (found.first_failing_n or found.max_n))
     above = probe(above_n)
     known.setdefault(above_n, []).append(above)
-    state = _State(budget, baseline, known)
+    state = _State(budget, baseline, known, noisy=found.noisy)
     after = state.found() if state.settled(ceiling) else None
     if after is None or after.max_n != found.max_n:
         start = state.lo or max(1, (state.top or found.max_n) - 1)

@@ -13,6 +13,7 @@ from runner.cli import (  # noqa: F401  (registers)
     inspecting,
     limits,
     measuring,
+    merging,
     showing,
     sweeping,
     toolchains,

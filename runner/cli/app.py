@@ -51,14 +51,17 @@ def main() -> None:
 
 def recover() -> None:
     """Before any command: undo what a memrun killed mid-run left behind: raised limits (only
-    root can have raised them) and run cgroups (a user's too, in a delegated subtree). Each thing
-    undone is said in one line."""
+    root can have raised them), a VM still running (runner.vm.boot) and run cgroups (a user's
+    too, in a delegated subtree). Each thing undone is said in one line."""
     from runner.measure import cgroups
 
     if os.geteuid() == 0:
         from runner.limits import journal
 
         journal.recover(log=err)
+    from runner.vm import boot
+
+    boot.recover(log=err)
     removed = cgroups.remove_stale()
     if removed:
         err(f"memrun: removed {len(removed)} run cgroup(s) left by a memrun that is gone")

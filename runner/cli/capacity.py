@@ -37,22 +37,29 @@ from runner.results import ResultsDir, ResultsError
     help="Results of earlier sweeps to predict the start of each search from [default: OUT itself]; "
     "without any, two calibration runs (N=1 and N=10000) under the cap predict it.",
 )
-@click.option("--resume", is_flag=True, help="Reuse the probes and results OUT holds; run only the rest.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Skip every (variant, budget) OUT already holds an answer for. (Every search counts the "
+    "probes OUT holds anyway, an interrupted one's included, so nothing stored is run again needlessly.)",
+)
 @click.option(
     "--fresh",
     is_flag=True,
-    help="Start every search from the sweeps' line (or the smaller budget's answer), ignoring an "
-    "answer OUT already holds for the same budget: what a first search costs. Without it a stored "
-    "answer is the start, its first failing N the next probe, and a boundary whose stored runs "
-    "(or a --check of them) passed and failed at random is searched as a band from the start.",
+    help="Set aside the stored runs and answer of each boundary and start from the sweeps' line (or "
+    "the smaller budget's answer): what a first search costs. Without it every stored run of the same "
+    "program, runtime versions, label and budget counts (a search runs only what they do not settle), "
+    "and an answer stored for an earlier program is the start, its first failing N the next probe.",
 )
 @click.option(
     "--check",
     is_flag=True,
-    help="Search nothing: re-run each result OUT holds (for these budgets and variants) at its "
-    "max N and at 1.05 x its first failing N with the same sleep (a band's top once more too); "
-    "exit 1 unless every result holds (a point: max N valid again, 1.05 x first failing N not; "
-    "a band: max N valid again).",
+    help="Re-measure each answer OUT holds (for these budgets and variants): its max N once (three "
+    "times for a band) and 1.05 x its first failing N once, with the answer's sleep. The runs join "
+    "the evidence; a failure at max N (or a fit past the first failure) lowers the answer, the search "
+    "goes on until it is settled again, and the answer is stored again with the reason. Exit 1 "
+    "unless every answer holds (a point: max N fits, 1.05 x first failing N does not; a band: max N "
+    "fits in all three runs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
 @INTERVAL_OPTION
@@ -82,18 +89,23 @@ def capacity(
     workload: str,
     buffer: int,
 ) -> None:
-    """For each variant and budget, the largest N whose run is valid in a memory cgroup capped at
-    the budget (swap excluded), found by real runs: a prediction from stored sweeps, steps along
-    the line the valid probes' memory draws (or from the answer OUT already holds for the
-    budget, unless --fresh), bisection to within 2 %, and the answer run a second
-    time (an N valid only once is not a capacity: the search moves below it). Where runs pass or
-    fail from run to run, the answer is a band: max N valid in every run there, and the span up to
-    the largest N seen valid once. Each search prints its cost against its floor (the valid run at
-    max N twice and the failing run at the first failing N). Each probe sleeps
-    1.5 x the spawn time expected at its N (at least 2 s) and is stopped if `ready N` has not
-    come by then; such a probe, if its memory or threads were still growing, is run once more
-    with twice the sleep, so that a capacity is not an artefact of a short sleep. Every probe is
-    stored; Ctrl-C keeps them and --resume continues the search. --check re-runs the boundaries.
+    """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
+    (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
+    nothing OOM-killed. A probe whose threads then stop ending is stopped there and fits, with the
+    stall named (a capacity answers "does it fit"; a sweep, "did it run").
+
+    The answer comes from every stored run of the same program, runtime versions, label and budget
+    (searches, checks, sweeps under the same cap): max N fitted in every run there, at least twice
+    (three times once runs have passed and failed at random, and then a 5 % step below the first
+    failure), with no failure at or below it, within 2 % of the first failing N (5 % once noisy).
+    What the stored runs do not settle is searched: a prediction from stored sweeps (or the answer
+    stored for an earlier program), steps along the line the fitting probes' memory draws, and
+    bisection. Each search prints its cost against its floor (the fitting runs at max N the answer
+    needs and the failing run at the first failing N). Each probe sleeps 1.5 x the spawn time
+    expected at its N (at least 2 s) and is stopped if `ready N` has not come by then; such a
+    probe, if its memory or threads were still growing, is run once more with twice the sleep, so
+    that a capacity is not an artefact of a short sleep. Every probe is stored; Ctrl-C keeps them,
+    and the next search counts them. --check re-measures the answers.
 
     Where no memory cgroup can be capped (no root and no delegated cgroup), it refuses with exit
     status 2 before any probe: an answer found without a cap would be false.

@@ -90,9 +90,11 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     network or JavaScript needed): table, causes, bar charts, log-log and per-task charts,
     machines, versions and the exact commands.
 
-    --format bmf and --format gab export median, min and max per variant x N x metric for
-    Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
-    customSmallerIsBetter`).
+    --format bmf and --format gab export median, min and max per workload x variant x N x metric
+    for Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
+    customSmallerIsBetter`), named without the machine so a kernel update keeps every series:
+    one file per label (-o gab.json writes gab.SLUG.json for each when there are several), and
+    for bmf the `bencher run --testbed SLUG` line to upload each with.
 
     --workload connections shows the connections runs: KiB per connection of user memory (RSS)
     and of kernel memory (the server's cgroup), and the load client's own peak and CPU time.
@@ -107,9 +109,18 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     from runner.show import document
 
     selected = _load(results, workload)
+    if fmt in ("bmf", "gab") and output:
+        _write_exports(document.exports(selected.runs, selected.sweeps, fmt), fmt, Path(output))
+        return
     try:
         text = document.report(selected.runs, selected.sweeps, fmt, metric, selected.capacity)
         if not output:
+            if fmt == "bmf":  # one label, or report() refused: its testbed
+                from runner.show.exports.per_label import testbed_hint
+
+                labels = [label for label in document.exports(selected.runs, selected.sweeps, fmt) if label]
+                if labels and (hint := testbed_hint(fmt, labels[0], None)):
+                    err(hint)
             click.echo(text, nl=fmt != "html")
             return
         write_text(Path(output), text if fmt == "html" else text + "\n")
@@ -118,6 +129,23 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
+
+
+def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
+    """One bmf or gab file per label (gab.json -> gab.SLUG.json when there are several), each
+    path on stdout; for bmf, the `bencher run --testbed` line of each on stderr."""
+    from runner.show.exports.output import write_text
+    from runner.show.exports.per_label import path_for, testbed_hint
+
+    for label, text in files.items():
+        path = path_for(output, label, len(files) > 1)
+        try:
+            write_text(path, text)
+        except OSError as e:
+            raise InputError(str(e) if e.strerror is None else f"cannot write {path}: {e.strerror}") from None
+        if hint := testbed_hint(fmt, label, path) if label else None:
+            err(hint)
+        click.echo(str(path))
 
 
 @main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")

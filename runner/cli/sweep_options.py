@@ -72,3 +72,25 @@ RAISE_LIMITS_OPTION = click.option(
     "connections --n N` lists them). Every value is put back afterwards, and after a SIGKILL by "
     "the next memrun command.",
 )
+
+SHARD_OPTION = click.option(
+    "--shard",
+    "shard_text",
+    default=None,
+    metavar="I/K",
+    help="Run only shard I of K of the cells (a CI matrix job each; `memrun merge` joins their "
+    "results). A cell's shard is a hash of its workload, variant, N and repeat: it never moves when "
+    "other variants or sizes are added.",
+)
+
+KERNEL_OPTION = click.option(
+    "--kernel",
+    "kernels",
+    multiple=True,
+    metavar="K",
+    help="Run the sweep inside a VM of this Debian kernel (repeatable): a line (6.1, 6.12: the newest "
+    "apt knows), a package (linux-image-6.12.117+deb12-amd64), or 'host' for this machine itself. "
+    "The guest boots on this filesystem with virtme-ng (KVM when a probe boot shows it works, else "
+    "TCG: about 10x slower, the same memory), gets this machine's memory cap and CPUs, raises its own "
+    "limits, and its runs join OUT labelled LABEL@RELEASE.",
+)

@@ -28,10 +28,12 @@ from runner.cli.options import (
 )
 from runner.cli.sweep_options import (
     ENV_OPTION,
+    KERNEL_OPTION,
     LABEL_OPTION,
     N_OPTION,
     RAISE_LIMITS_OPTION,
     REPEAT_OPTION,
+    SHARD_OPTION,
     SLEEP_OPTION,
     VARIANT_OPTION,
     WAIT_OPTION,
@@ -61,6 +63,8 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @FUTEX_HASH_OPTION
 @VERSION_OPTION
 @VERSIONS_PRESET_OPTION
+@SHARD_OPTION
+@KERNEL_OPTION
 def sweep(
     n_list: str,
     variant_names: tuple[str, ...],
@@ -80,6 +84,8 @@ def sweep(
     buffer: int,
     version_items: tuple[str, ...],
     preset: str | None,
+    shard_text: str | None,
+    kernels: tuple[str, ...],
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
 
@@ -96,14 +102,17 @@ def sweep(
     N, or the server never said `ready N`. Variants without the workload are skipped, by name.
     """
     from runner import sweep as sweeping
+    from runner.shard import Shard
 
     try:
         ns, sleep, env_override = sweep_inputs(n_list, sleep_text, label, env_items, buffer)
+        shard = Shard.parse(shard_text) if shard_text is not None else None
     except ValueError as e:
         raise InputError(str(e)) from None
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
+    _check_kernels(kernels)
     install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
         variants=[],
@@ -121,6 +130,7 @@ def sweep(
         env_override=env_override,
         workload=workload,
         buffer=buffer,
+        shard=shard,
     )
     with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
         opts.variants = install()
@@ -129,7 +139,51 @@ def sweep(
                 err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
         except ValueError as e:
             raise InputError(str(e)) from None
-        _sweep(opts, out)
+        if not kernels:
+            _sweep(opts, out)
+            return
+        for kernel in dict.fromkeys(kernels):
+            _sweep(opts, out) if kernel.strip() == "host" else _in_guest(kernel, opts, out)
+
+
+def _check_kernels(kernels: tuple[str, ...]) -> None:
+    """Every --kernel resolved before anything is built: one that apt does not know is one line."""
+    from runner.vm import VmError
+    from runner.vm import kernels as debian
+
+    for kernel in kernels:
+        try:
+            debian.resolve(kernel)
+        except VmError as e:
+            raise InputError(str(e)) from None
+
+
+def _in_guest(kernel: str, opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
+    """The same cells in a VM of the kernel (runner.vm): built here first, run there."""
+    from runner import sweep as sweeping
+    from runner.limits.host import default_memory_cap
+    from runner.vm import VmError
+    from runner.vm.guest import sweep as guest_sweep
+
+    try:
+        sweeping.prepare(opts, log=err)
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    argv = sys.argv[sys.argv.index("sweep") + 1 :] if "sweep" in sys.argv else []
+    memory = opts.memory_cap or default_memory_cap() or (2 << 30)
+    try:
+        done = guest_sweep(kernel, argv, out, opts.label, memory, log=err)
+    except VmError as e:
+        raise InputError(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: the guest of {kernel} was stopped; nothing of it was added to {out.path}", err=True
+        )
+        sys.exit(130)
+    err(
+        f"{done.release}: {done.merged.runs:,} runs joined into {out.path} as {done.label!r} "
+        f"({'KVM' if done.kvm else 'TCG'}, {done.wall_s:.0f} s from boot to shutdown)"
+    )
 
 
 def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]

@@ -30,14 +30,27 @@ def report(
 
         return htmlpage.page(runs, sweeps, metric, capacity)
     if fmt in ("bmf", "gab"):
-        from runner.show.exports import bmf, gab
-
-        return (bmf if fmt == "bmf" else gab).render(runs, sweeps).rstrip("\n")
+        files = exports(runs, sweeps, fmt)
+        if len(files) > 1:
+            raise ValueError(
+                f"{len(files)} labels ({', '.join(files)}): a {fmt} file holds one machine's series; "
+                "-o FILE writes one file per label"
+            )
+        return next(iter(files.values())).rstrip("\n")
     if fmt == "md":
         return document.markdown(document.sections(runs, sweeps, metric, capacity))
     from runner.show.tables import labelled
 
     return labelled.report(runs, fmt, metric, sweeps)
+
+
+def exports(runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str) -> dict[str, str]:
+    """label -> its bmf or gab file (runner.show.exports.per_label); one empty document, under
+    no label, when nothing has a figure."""
+    from runner.show.exports import bmf, gab, per_label
+
+    runs, sweeps = shown(runs, sweeps)
+    return per_label.render(fmt, runs, sweeps) or {"": (bmf if fmt == "bmf" else gab).render([])}
 
 
 def shown(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:

@@ -422,3 +422,16 @@ def test_a_stored_failure_a_tolerance_above_a_lo_one_task_lower_closes_the_brack
     assert not closed(29_773, 30_400, TOLERANCE) and not closed(1000, 1022, TOLERANCE)
     assert closed(1000, 1021, TOLERANCE) and not closed(999, 1020, TOLERANCE)
     assert closed(1, 2, TOLERANCE) and not closed(1, 3, TOLERANCE) and not closed(50, 52, TOLERANCE)
+
+
+def test_a_band_stays_a_band_in_its_check_though_its_runs_alone_look_sharp():
+    """A search that began noisy (an earlier program's runs passed and failed there) settled a
+    band whose own runs show no noise: its check still runs max_n three times, and the answer
+    keeps its margin below the first failure."""
+    known = {49_882: [Probe(True)] * 3, 52_377: [Probe(True)], 54_494: [Probe(False)]}
+    assert not _State(256 * MIB, 0, dict(known)).settled(), "as a point, 49,882 is no answer"
+    found = _State(256 * MIB, 0, dict(known), noisy=True).found()
+    assert found.noisy and found.max_n == 49_882
+    probe, tried = _oracle(53_000)
+    checked = recheck(probe, found, 256 * MIB, known)
+    assert tried == [49_882] * 3 + [57_219] and checked.held and checked.found.max_n == 49_882

@@ -70,7 +70,7 @@ def test_guest_suite_passes_on_cgroup_v2(tmp_path):
     ]
     command = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + shlex.join(pytest_argv)
     try:
-        vm = machine.boot(command, share=share)
+        vm = machine.boot_guest(command, share=share)
     except machine.VmUnavailable as e:
         require(False, f"the cgroup v2 VM: {e}")
         return

@@ -2,19 +2,18 @@
 track memrun's figures and alert on them with Bencher's own thresholds.
 
 Shape (bencher.dev, "Bencher Metric Format"): {benchmark: {measure: {value, lower_value,
-upper_value}}}. A benchmark is one variant at one N ("go/N=10000"); a measure is one memrun
-metric ("peak-rss"); value is the median over valid runs, lower and upper their min and max, all
-in bytes. Bencher creates a measure the first time it sees its slug.
+upper_value}}}. A benchmark is one workload, variant and N ("sleep/go/N=10000"); a measure is one
+memrun metric ("peak-rss"); value is the median over valid runs, lower and upper their min and
+max, all in bytes. Bencher creates a measure the first time it sees its slug. The machine is
+Bencher's testbed, not part of a name: one document per label (runner.show.exports.per_label),
+given to `bencher run --testbed SLUG`.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-import pandas as pd
-
-from runner.analysis.cells import cells
+from runner.analysis.cells import Cell
 
 
 def measure(metric: str) -> str:
@@ -22,11 +21,11 @@ def measure(metric: str) -> str:
     return metric.replace("_", "-")
 
 
-def document(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    found, several = cells(runs, sweeps)
+def document(found: list[Cell]) -> dict[str, dict[str, dict[str, float]]]:
+    """One label's cells as a BMF document."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for c in found:
-        out.setdefault(c.name(several), {})[measure(c.metric)] = {
+        out.setdefault(c.name, {})[measure(c.metric)] = {
             "value": c.median,
             "lower_value": c.min,
             "upper_value": c.max,
@@ -34,5 +33,5 @@ def document(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, dict
     return out
 
 
-def render(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> str:
-    return json.dumps(document(runs, sweeps), indent=1) + "\n"
+def render(found: list[Cell]) -> str:
+    return json.dumps(document(found), indent=1) + "\n"

@@ -40,12 +40,17 @@ def short(n: int) -> str:
 
 
 def band_text(r: dict[str, Any]) -> str | None:
-    """The flaky span of a noisy result, in words; None for a point answer (or an old row)."""
+    """The flaky span of a noisy result, in words; None for a point answer (or an old row). Runs
+    above max N that fitted may lie past the first failure (they pass or fail from run to run
+    there), or all below it: a band's max N sits a 5 % step below its first failure, and what
+    fitted in that step is not yet an answer."""
     top, first = r.get("flaky_up_to"), r.get("first_failing_n")
     if not r.get("noisy") or top is None or top <= r["max_n"]:
         return None
-    low = min(first, top) if first is not None else top
     runs = f"{r.get('flaky_passed', 0)} passed, {r.get('flaky_failed', 0)} failed"
+    if first is not None and top < first:
+        return f"fitted up to {short(top)}, failed from {short(first)} ({runs} above max N)"
+    low = min(first, top) if first is not None else top
     if short(low) == short(top):  # one N (or two that round alike) passed once and failed once
         return f"at {top:,} runs pass or fail ({runs})"
     return f"{short(low)}–{short(top)} pass or fail from run to run ({runs})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import numbers
 
+from runner.analysis.cells import cells
 from runner.results import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.exports import bmf
@@ -32,21 +33,36 @@ def test_median_min_max_per_variant_n_and_metric(tmp_path):
     d = write_results(
         tmp_path / "r", "vm", {("go", 1): [2.2, 2.4, 2.3], ("go", 10_000): [30.0], ("node", 1): [None]}
     )
-    doc = bmf.document(load_runs([d]), load_sweeps([d]))
+    (found,) = cells(load_runs([d]), load_sweeps([d])).values()
+    doc = bmf.document(found)
     check_bmf(doc)
-    assert set(doc) == {"go/N=1", "go/N=10000"}  # node has no valid run: no number, no entry
-    assert doc["go/N=1"]["peak-rss"] == {"value": 2.3e6, "lower_value": 2.2e6, "upper_value": 2.4e6}
-    assert doc["go/N=1"]["cgroup-peak"]["value"] == int(2.3 * 1.5e6)  # as crafted.py stores it
-    assert set(doc["go/N=1"]) == {"peak-rss", "cgroup-peak", "sampled-peak-rss"}
+    # named by workload, variant and N, never by the machine; node has no valid run: no entry
+    assert set(doc) == {"sleep/go/N=1", "sleep/go/N=10000"}
+    go = doc["sleep/go/N=1"]
+    assert go["peak-rss"] == {"value": 2.3e6, "lower_value": 2.2e6, "upper_value": 2.4e6}
+    assert go["cgroup-peak"]["value"] == int(2.3 * 1.5e6)  # as crafted.py stores it
+    assert set(go) == {"peak-rss", "cgroup-peak", "sampled-peak-rss"}
 
 
-def test_several_labels_are_never_pooled_and_the_cli_writes_it(tmp_path):
+def test_several_labels_are_one_file_each_with_its_testbed_and_never_pooled(tmp_path):
     a = write_results(tmp_path / "a", "laptop", {("go", 1): [2.0]})
-    b = write_results(tmp_path / "b", "vm", {("go", 1): [3.0]})
-    p = show("report", str(a), str(b), "--format", "bmf", tmp_path=tmp_path)
+    b = write_results(tmp_path / "b", "vm [kernel 6.18.44-fc-v657]", {("go", 1): [3.0]})
+    refused = show("report", str(a), str(b), "--format", "bmf", tmp_path=tmp_path)
+    assert refused.returncode == 2 and "2 labels (laptop, vm [kernel 6.18.44-fc-v657])" in refused.stderr
+    out = tmp_path / "bmf.json"
+    p = show("report", str(a), str(b), "--format", "bmf", "-o", str(out), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
-    doc = json.loads(p.stdout)
-    check_bmf(doc)
-    assert (
-        doc["laptop/go/N=1"]["peak-rss"]["value"] == 2.0e6 and doc["vm/go/N=1"]["peak-rss"]["value"] == 3.0e6
-    )
+    laptop, vm = tmp_path / "bmf.laptop.json", tmp_path / "bmf.vm-kernel-6-18-44-fc-v657.json"
+    assert p.stdout.split() == [str(laptop), str(vm)]
+    assert f"bencher run --testbed vm-kernel-6-18-44-fc-v657 --adapter json --file {vm}" in p.stderr
+    for path, value in ((laptop, 2.0e6), (vm, 3.0e6)):
+        doc = json.loads(path.read_text())
+        check_bmf(doc)
+        assert set(doc) == {"sleep/go/N=1"} and doc["sleep/go/N=1"]["peak-rss"]["value"] == value
+
+
+def test_one_label_to_standard_output_says_its_testbed(tmp_path):
+    d = write_results(tmp_path / "r", "vm", {("go", 1): [2.0]})
+    p = show("report", str(d), "--format", "bmf", tmp_path=tmp_path)
+    assert p.returncode == 0 and "bencher run --testbed vm --adapter json" in p.stderr, p.stderr
+    check_bmf(json.loads(p.stdout))

@@ -29,6 +29,10 @@ def test_a_band_reads_as_the_issue_asks_and_a_point_has_none():
     }
     assert band_text(one) == "at 73,903 runs pass or fail (1 passed, 2 failed)"
     assert band_text(POINT) is None and band_text(OLD_NOISY) is None
+    # a band whose fitting runs above max N all lie below its first failure (the 5 % step)
+    below = {**BAND, "max_n": 49_882, "first_failing_n": 54_494, "flaky_up_to": 53_425,
+             "flaky_passed": 2, "flaky_failed": 1}  # fmt: skip
+    assert band_text(below) == "fitted up to 53.4k, failed from 54.5k (2 passed, 1 failed above max N)"
 
 
 def test_the_table_shows_the_band_and_an_old_noisy_row_as_before():

@@ -1,0 +1,186 @@
+"""Booting a kernel with virtme-ng: on the host's filesystem, under the machine lock, with KVM
+when it works and TCG when not, and never a qemu left behind.
+
+virtme-ng (`vng`) boots the kernel with the host's root as the guest's, read-only, with /var,
+/tmp and /root overlaid (the guest's changes stay in the guest) and one host folder shared
+writable (where the guest leaves its results). Its process tree (vng, a shell, virtme-run, qemu
+and virtiofsd) runs in a process group of its own, recorded in build/vm/guests/ with the memrun
+that owns it: Ctrl-C and SIGTERM kill the group at once; after a SIGKILL of memrun, the next
+memrun command finds the record of an owner that is gone, kills the group and says so (recover).
+
+KVM: /dev/kvm can be present and still hang a guest (nested virtualisation), so it is trusted only
+after a short probe boot of the same kernel ran a command and came back; the answer is kept in
+build/vm/kvm.json per host and guest kernel. Without it the guest runs under qemu's TCG
+emulation: about ten times slower in time, the same in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runner.paths import BUILD_DIR, ROOT
+from runner.state import Owner
+
+GUESTS = BUILD_DIR / "vm" / "guests"
+KVM_CACHE = BUILD_DIR / "vm" / "kvm.json"
+KVM_PROBE_S = 90.0  # a KVM boot that has not run `true` by then is hung, not slow
+OVERLAID = ("/var", "/tmp", "/root")
+
+
+class VmError(RuntimeError):
+    """A guest that cannot be had here; the message says why, in one line."""
+
+
+def missing_tools() -> list[str]:
+    """What a boot needs that is not here, as the packages that provide it."""
+    need = []
+    if not shutil.which("qemu-system-x86_64"):
+        need.append("qemu-system-x86 (apt)")
+    if not shutil.which("busybox"):
+        need.append("busybox-static (apt)")
+    if not vng().exists():
+        need.append("virtme-ng (pip, into memrun's venv)")
+    return need
+
+
+def vng() -> Path:
+    return Path(sys.executable).with_name("vng")
+
+
+@dataclass(frozen=True)
+class Guest:
+    image: Path  # the kernel's vmlinuz
+    release: str
+    memory: int  # bytes
+    cpus: int
+    kvm: bool
+    share: Path  # the one host folder the guest may write
+
+    def argv(self, command: str) -> list[str]:
+        out = [str(vng()), "-r", str(self.image), "--memory", f"{max(256, self.memory >> 20)}M"]
+        out += ["--cpus", str(self.cpus)]
+        if not self.kvm:
+            out.append("--disable-kvm")
+        for d in OVERLAID:
+            out += ["--overlay-rwdir", d]
+        return [*out, "--rwdir", str(self.share), "--cwd", str(ROOT), "--exec", command]
+
+
+def _env() -> dict[str, str]:
+    bin_dir = Path(sys.executable).parent
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def _record(pgid: int, release: str) -> Path:
+    GUESTS.mkdir(parents=True, exist_ok=True)
+    path = GUESTS / f"{pgid}.json"
+    path.write_text(json.dumps({"pgid": pgid, "release": release, "owner": Owner.me().to_dict()}))
+    return path
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def run(
+    guest: Guest, command: str, timeout: float | None = None, capture: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Boot the guest and run command (a shell line) in it as root; the guest's output is its
+    stdout (shown as it comes unless captured). The process group is killed whatever happens."""
+    proc = subprocess.Popen(
+        guest.argv(command),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if capture else None,
+        stderr=subprocess.PIPE if capture else None,
+        text=True,
+        env=_env(),
+        start_new_session=True,  # a group of its own: killed as one, without memrun in it
+    )
+    record = _record(proc.pid, guest.release)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        out, err = proc.communicate()
+        return subprocess.CompletedProcess(proc.args, -signal.SIGKILL, out, err)
+    finally:
+        _kill_group(proc.pid)
+        with contextlib.suppress(ChildProcessError):
+            proc.wait(timeout=10)
+        record.unlink(missing_ok=True)
+
+
+def recover(log: Callable[[str], None]) -> list[int]:
+    """Kill the guests of memrun processes that are gone (SIGKILLed mid-sweep), saying so; the
+    process groups killed."""
+    killed: list[int] = []
+    if os.environ.get("MEMRUN_IN_VM"):  # a guest's memrun: the records are the host's
+        return killed
+    for path in sorted(GUESTS.glob("*.json")) if GUESTS.is_dir() else []:
+        try:
+            data: dict[str, Any] = json.loads(path.read_text())
+            owner = Owner.from_dict(data["owner"])
+            pgid = int(data["pgid"])
+        except (OSError, ValueError, KeyError):
+            path.unlink(missing_ok=True)
+            continue
+        if owner.alive():
+            continue
+        if _group_alive(pgid):
+            _kill_group(pgid)
+            killed.append(pgid)
+            log(
+                f"memrun: stopped the VM of kernel {data.get('release', '?')} (process group {pgid}) "
+                f"left running by {owner.describe()}, which is gone"
+            )
+        path.unlink(missing_ok=True)
+    return killed
+
+
+def kvm_usable(image: Path, release: str, log: Callable[[str], None]) -> bool:
+    """Whether KVM boots this kernel here: /dev/kvm usable, then a probe boot that must run
+    `true` within KVM_PROBE_S (kept per host and guest kernel in build/vm/kvm.json)."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        log("memrun: no usable /dev/kvm: the guest runs under TCG emulation (about 10x slower, same memory)")
+        return False
+    key = f"{os.uname().release} -> {release}"
+    try:
+        cache = json.loads(KVM_CACHE.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    if key not in cache:
+        share = BUILD_DIR / "vm" / "probe"
+        share.mkdir(parents=True, exist_ok=True)
+        guest = Guest(image, release, 512 << 20, 1, True, share)
+        t0 = time.monotonic()
+        done = run(guest, "true", timeout=KVM_PROBE_S, capture=True)
+        cache[key] = {"ok": done.returncode == 0, "seconds": round(time.monotonic() - t0, 1)}
+        KVM_CACHE.parent.mkdir(parents=True, exist_ok=True)
+        KVM_CACHE.write_text(json.dumps(cache, indent=1))
+    if not cache[key]["ok"]:
+        log(
+            "memrun: KVM did not boot this kernel here (a probe boot hung or failed, as nested KVM "
+            "can): the guest runs under TCG emulation, about 10x slower in time, the same in memory"
+        )
+    return bool(cache[key]["ok"])

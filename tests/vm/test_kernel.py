@@ -1,0 +1,88 @@
+"""`memrun sweep --kernel K`: the same cells in a VM of a Debian kernel, joined into the host's
+results under LABEL@RELEASE; no qemu outlives a SIGKILLed memrun past the next command; a kernel
+apt does not know is one line. Real boots of Debian's packages (runner.vm), the fake program."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from runner.vm import boot
+from tests.support.cli import memrun, rows, run
+from tests.support.process import require
+
+SWEEP = ("sweep", "-r", "fake", "--n", "1,1000", "--sleep", "1", "--label", "box")
+
+
+def _need_vm() -> None:
+    require(not boot.missing_tools(), "the VM: " + ", ".join(boot.missing_tools()))
+    require(os.geteuid() == 0, "root (the guest's kernel modules go to /lib/modules)")
+
+
+def _qemus() -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if cmd.endswith(b"qemu-system-x86_64"):
+                found.append(int(pid))
+    return found
+
+
+@pytest.mark.slow
+def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_the_kernel(tmp_path):
+    _need_vm()
+    out = tmp_path / "res"
+    p = run(*SWEEP, "--kernel", "6.1", "--kernel", "6.12", "--out", str(out), tmp_path=tmp_path, timeout=1500)
+    assert p.returncode == 0, p.stderr[-3000:]
+    stored = rows(out)
+    labels = {r["label"] for r in stored}
+    assert len(labels) == 2 and all(label.startswith("box@") for label in labels), labels
+    releases = {label.removeprefix("box@") for label in labels}
+    assert {r.split(".")[0] + "." + r.split(".")[1] for r in releases} == {"6.1", "6.12"}, releases
+    for release in releases:
+        mine = [r for r in stored if r["label"] == f"box@{release}"]
+        assert sorted(r["n"] for r in mine) == [1, 1000] and all(r["verdict"] == "valid" for r in mine)
+        assert all(r["cgroup_version"] == "v2" for r in mine)  # the guest's cgroup, not the host's v1
+    starts = [json.loads(line) for line in (out / "sweeps.jsonl").read_text().splitlines()]
+    kernels = {s["label"]: s["fingerprint"]["kernel"] for s in starts if s.get("event") == "start"}
+    assert kernels == {f"box@{r}": r for r in releases}, kernels
+    assert "joined into" in p.stderr
+
+
+@pytest.mark.slow
+def test_a_sigkilled_memrun_leaves_its_vm_to_the_next_command_which_stops_it(tmp_path):
+    _need_vm()
+    require(not _qemus(), "no other qemu running here")
+    out = tmp_path / "res"
+    p = memrun(*SWEEP[:6], "60", "--kernel", "6.1", "--out", str(out), tmp_path=tmp_path)
+    deadline = time.monotonic() + 300
+    while not _qemus() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.5)
+    assert _qemus(), "the guest never started"
+    time.sleep(2)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    assert _qemus(), "a SIGKILL gives memrun no chance: its VM runs on until the next command"
+    nxt = run("limits", tmp_path=tmp_path)
+    assert "stopped the VM of kernel 6.1" in nxt.stderr and "which is gone" in nxt.stderr, nxt.stderr
+    deadline = time.monotonic() + 30
+    while _qemus() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _qemus()
+    assert not (out / "runs.jsonl").exists(), "nothing of the killed guest was joined"
+
+
+@pytest.mark.parametrize("kernel", ["linux-image-9.9.9-99-amd64", "2.4", "vmlinuz"])
+def test_a_kernel_apt_does_not_know_is_one_line(tmp_path, kernel):
+    p = run(*SWEEP, "--kernel", kernel, "--out", str(tmp_path / "res"), tmp_path=tmp_path)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert f"--kernel {kernel}" in p.stderr
