@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
@@ -79,16 +78,19 @@ def sweep(
     share.mkdir(parents=True)
     results = share / "results"
     guest_label = f"{label}@{kernel.release}"
-    memrun = Path(sys.executable).with_name("memrun")
     env = {
         "HOME": "/root",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),  # the tools the host's builds found
         "MEMRUN_IN_VM": "1",
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
         **{k: os.environ[k] for k in PASSED_ENV if k in os.environ},
     }
-    sweep_argv = [str(memrun), "sweep", *guest_args(argv), "--raise-limits", "--label", guest_label]
+    # the host's interpreter, as the host ran it: a build stamp names the tools' paths, and the
+    # guest (on a read-only root) must find every build up to date
+    sweep_argv = [sys.executable, "-m", "runner", "sweep", *guest_args(argv)]
+    sweep_argv += ["--raise-limits", "--label", guest_label]
     command = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command += " " + shlex.join([*sweep_argv, "--out", str(results)])
     cpus = os.cpu_count() or 1

@@ -16,7 +16,7 @@ from runner.vm import boot
 from tests.support.cli import memrun, rows, run
 from tests.support.process import require
 
-SWEEP = ("sweep", "-r", "fake", "--n", "1,1000", "--sleep", "1", "--label", "box")
+SWEEP = ("sweep", "-r", "fake", "--n", "1,1000", "--sleep", "5", "--label", "box")  # TCG: ~1 s to start
 
 
 def _need_vm() -> None:
