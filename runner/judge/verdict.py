@@ -37,7 +37,7 @@ def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
     if found is None or (found.limit is not None and LABELS.get(found.limit, found.limit) in judged.reason):
         return judged
     remedy = judged.remedy
-    if found.cause == "futex-hash":
+    if found.cause == "futex-hash" and "--futex-hash" not in (remedy or ""):
         remedy = futex.remedy(run.n * int(run.per_task.get("threads", 1) or 1), remedy)
     return replace(judged, reason=f"{judged.reason}; {found.text}", remedy=remedy)
 

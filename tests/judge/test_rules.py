@@ -6,6 +6,7 @@ from __future__ import annotations
 from runner.judge import verdict
 from tests.support.here import HERE
 from tests.support.runs import result
+from tests.support.timelines import _stalling
 
 STALLED = {
     "exit_code": None,
@@ -36,3 +37,13 @@ def test_a_run_without_the_watch_is_judged_as_before():
         result(timed_out=True, exit_code=None, signal="SIGKILL"), 1000, 10.0, limits=HERE
     )
     assert judged.code == "timeout"
+
+
+def test_a_stall_the_futex_hash_explains_names_its_remedy_once():
+    """20,000 threads, `ready` at 12 s, 19 s sleeps, then stuck with the kernel busy, on a kernel
+    whose per-process futex hash has 16 buckets: the reason says so, the remedy says it once."""
+    stalled = {**STALLED, "ready_n": 20_000, "ready_s": 12.0, "wall_s": 44.0, "timeline": _stalling(44.0)}
+    limits = {**HERE, "futex_hash_buckets": 16}
+    judged = verdict.classify(result(**stalled), 20_000, 19.0, {"threads": 1}, limits=limits)
+    assert judged.code == "exit-stalled" and "futex hash of 16 buckets" in judged.reason
+    assert judged.remedy is not None and judged.remedy.count("--futex-hash") == 1, judged.remedy
