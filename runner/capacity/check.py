@@ -18,8 +18,9 @@ from typing import Any
 from runner.capacity import evidence
 from runner.capacity.evidence import fits, outcomes
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
+from runner.capacity.recheck import recheck
 from runner.capacity.run import answer, boundary, mine, session
-from runner.capacity.search import Probe, _State, recheck
+from runner.capacity.search import Probe, _State
 from runner.inputs import MAX_N
 from runner.results import RunRecord, cost, latest_capacity
 from runner.results.capacity import CapacityResult

@@ -10,7 +10,8 @@ import pytest
 
 from runner.capacity import TOLERANCE, search
 from runner.capacity.floor import Spent, cost, floor
-from runner.capacity.search import NOISY_TOLERANCE, Probe, _split, _State, closed, recheck
+from runner.capacity.recheck import recheck
+from runner.capacity.search import NOISY_TOLERANCE, Probe, _split, _State, closed
 
 MIB = 1 << 20
 
