@@ -98,6 +98,7 @@ class Settings:
     env_override: dict[str, str] | None = None
     buffer: int | None = None
     stop_when: Watch | None = None
+    params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
 
     def run(
         self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
@@ -122,7 +123,7 @@ def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Ex
     """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
     under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
     Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
-    env_override, buffer)."""
+    env_override, buffer, params)."""
     return workloads.get(variant.workload).execute(variant, n, sleep, Settings(**settings))
 
 
@@ -132,7 +133,7 @@ def command(
     sleep: float,
     env_override: dict[str, str] | None,
     futex_hash: int | None,
-    **placeholders: int,
+    **placeholders: int | str | None,
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """argv, environment and flag reasons: the manifest's, the user's --env over it, the futex preload."""
     argv, env, reasons = tasks.run_command(variant, n, sleep, **placeholders)

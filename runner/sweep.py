@@ -65,6 +65,7 @@ class SweepOptions:
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
     workload: str = workloads.DEFAULT  # what each program keeps alive (runner.workloads)
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
+    params: dict[str, Any] = field(default_factory=dict)  # the workload's parameters (Workload.parameters)
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
     shard: Shard | None = None  # --shard I/K: only the cells of this share (runner.shard)
@@ -106,11 +107,16 @@ def cells(opts: SweepOptions) -> list[Cell]:
     return [c for c in every if shard is None or shard.owns(opts.workload, c.variant.name, c.n, c.repeat)]
 
 
+def parameters(opts: SweepOptions) -> dict[str, Any]:
+    """What a sweep sets of its workload: its parameters, and the connections' read buffer."""
+    return {"buffer": opts.buffer, **opts.params}
+
+
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored rows of the sweep's workload (rows without one are sleep rows) and, for
     connections, of its buffer size: others are other cells."""
     mine = workloads.get(opts.workload)
-    return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, opts.buffer)]
+    return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, parameters(opts))]
 
 
 def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
@@ -155,7 +161,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "memory_cap": opts.memory_cap,
         "env_override": opts.env_override,
         "workload": opts.workload,
-        **workloads.get(opts.workload).record_fields(opts.buffer),
+        **workloads.get(opts.workload).record_fields(parameters(opts)),
         "skipped": skipped(opts),
         "shard": str(opts.shard) if opts.shard else None,
     }
@@ -262,7 +268,7 @@ def _run_cell(
         versions=versions,
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
-        **workloads.get(opts.workload).record_fields(opts.buffer),
+        **workloads.get(opts.workload).record_fields(parameters(opts)),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )
@@ -287,6 +293,7 @@ def _run_cell(
             on_sample=lambda s: p.on_sample(cell, s),
             env_override=opts.env_override,
             buffer=opts.buffer,
+            params=opts.params,
         )
         record = _with_need(ex.record(attempt=attempt, **identity), cell, [*known, *records])
         # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under

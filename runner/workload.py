@@ -22,6 +22,7 @@ A workload says
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -40,6 +41,23 @@ class Words:
     against: str  # the log-log figure's title ends "... against N"
 
 
+@dataclass(frozen=True)
+class Parameter:
+    """A setting of a workload's runs that the user chooses (`memrun sweep --rate 1k,10k`): the CLI
+    makes an option of each, so a workload gains one without a CLI edit. Stored with every run
+    under `params`; where `identity`, runs of another value are other cells."""
+
+    name: str  # the option is --NAME with "_" as "-"; the key in `params`
+    default: str  # as the user would type it
+    help: str
+    parse: Callable[[str], Any]  # text to value; ValueError says what is wrong
+    identity: bool = True  # False: a judgement (an SLO), not what was measured
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
 class Workload:
     """One workload. Subclasses override what differs; the defaults are those of tasks that sleep."""
 
@@ -52,6 +70,13 @@ class Workload:
     # before the sleep after the fork) or at `ready` (a client holds connections for the sleep from
     # then on). Decides the window in which memory must hold still (runner.judge.overlap).
     holds_after_ready: bool = False
+    # The placeholders its commands may use besides every command's ({n}, {sleep}, tools, places):
+    # the connections server's {port} and {buffer}; its execute fills them.
+    placeholders: tuple[str, ...] = ()
+    # What the user may set for its runs (sweep options, stored under `params`).
+    parameters: tuple[Parameter, ...] = ()
+    # The N a sweep of it runs when --n is not given (None: the sweep's own default).
+    default_ns: str | None = None
     # Each unit holds a file descriptor: memrun sets the run's RLIMIT_NOFILE for N, and the
     # predictions count descriptors, ports and conntrack entries.
     descriptors: bool = False
@@ -94,13 +119,29 @@ class Workload:
         """The HTML report's title: what was measured of what."""
         return f"{metric_title} of N {self.words.title}"
 
-    def record_fields(self, buffer: int | None) -> dict[str, Any]:
-        """What its rows (and its sweeps' start records) store beyond every row's fields."""
-        return {}
+    def parse_parameters(self, raw: Mapping[str, str | None]) -> dict[str, Any]:
+        """Its parameters' values from the user's text (a missing or None one: its default). A
+        ValueError names the option."""
+        out: dict[str, Any] = {}
+        for p in self.parameters:
+            text = raw.get(p.name)
+            try:
+                out[p.name] = p.parse(p.default if text is None else text)
+            except ValueError as e:
+                raise ValueError(f"{p.option}: {e}") from None
+        return out
 
-    def keeps(self, row: dict[str, Any], buffer: int | None) -> bool:
-        """Whether a stored row of this workload is one of this sweep's cells (same settings)."""
-        return True
+    def record_fields(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """What its rows (and its sweeps' start records) store beyond every row's fields: its
+        parameters' values under `params`. params: the sweep's (its parameters, and `buffer`)."""
+        mine = {p.name: params.get(p.name) for p in self.parameters}
+        return {"params": mine} if mine else {}
+
+    def keeps(self, row: dict[str, Any], params: Mapping[str, Any]) -> bool:
+        """Whether a stored row of this workload is one of this sweep's cells: the same values of
+        every parameter that is an identity."""
+        stored = row.get("params") or {}
+        return all(stored.get(p.name) == params.get(p.name) for p in self.parameters if p.identity)
 
     def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
         """Why N cannot run here at all, checked before a run is started: (verdict code, reason,
@@ -119,7 +160,7 @@ class Workload:
 # --- the registry ---------------------------------------------------------------------------------
 
 DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored before there were others
-BUILT_IN = (DEFAULT, "connections")  # packages of runner.workloads, loaded when first asked for
+BUILT_IN = (DEFAULT, "connections", "http")  # packages of runner.workloads, loaded when first asked for
 _REGISTRY: dict[str, Workload] = {}
 
 

@@ -149,6 +149,30 @@ def workload_option(help_text: str = WORKLOAD_HELP):  # type: ignore[no-untyped-
     )
 
 
+def workload_parameters(f):  # type: ignore[no-untyped-def]
+    """One option per parameter of every known workload (runner.workload.Parameter), named and
+    explained by the workload: the command receives them as keyword arguments (None: not given),
+    and a workload gains an option without an edit here."""
+    for name in reversed(workloads.names()):
+        for p in reversed(workloads.get(name).parameters):
+            f = click.option(p.option, p.name, default=None, help=f"{name}: {p.help} [default: {p.default}]")(
+                f
+            )
+    return f
+
+
+def parameter_values(workload: str, given: dict[str, str | None]) -> dict[str, object]:
+    """The chosen workload's parameter values from the options given; an option of another
+    workload's is a ValueError (it would be silently ignored)."""
+    mine = workloads.get(workload)
+    own = {p.name for p in mine.parameters}
+    for name in workloads.names():
+        for p in workloads.get(name).parameters:
+            if p.name not in own and given.get(p.name) is not None:
+                raise ValueError(f"{p.option} is a parameter of --workload {name}, not of {workload}")
+    return mine.parse_parameters(given)
+
+
 SHOWN_WORKLOAD_HELP = (
     "Which workload's runs to show: sleep (the default; rows stored before workloads existed are "
     "sleep rows) or connections. A table or figure never mixes two workloads."

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import click
 
+DEFAULT_NS = "1,1e4,1e5,1e6"
+
 N_OPTION = click.option(
     "--n",
     "n_list",
-    default="1,1e4,1e5,1e6",
-    show_default=True,
-    help="Task counts, comma-separated: 1e4, 10k, 10_000 and 10000 all mean ten thousand.",
+    default=None,
+    help="Task counts, comma-separated: 1e4, 10k, 10_000 and 10000 all mean ten thousand "
+    "[default: 1,1e4,1e5,1e6; the workload's own where it has one: http 100,1e4].",
 )
 
 VARIANT_OPTION = click.option(

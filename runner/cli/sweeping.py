@@ -22,11 +22,14 @@ from runner.cli.options import (
     INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
     out_option,
+    parameter_values,
     resolve_memory_cap,
     timeout_option,
     workload_option,
+    workload_parameters,
 )
 from runner.cli.sweep_options import (
+    DEFAULT_NS,
     ENV_OPTION,
     KERNEL_OPTION,
     LABEL_OPTION,
@@ -50,6 +53,7 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @SLEEP_OPTION
 @workload_option()
 @BUFFER_OPTION
+@workload_parameters
 @REPEAT_OPTION
 @out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
@@ -66,7 +70,7 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @SHARD_OPTION
 @KERNEL_OPTION
 def sweep(
-    n_list: str,
+    n_list: str | None,
     variant_names: tuple[str, ...],
     sleep_text: str,
     repeat: int,
@@ -86,6 +90,7 @@ def sweep(
     preset: str | None,
     shard_text: str | None,
     kernels: tuple[str, ...],
+    **given: str | None,
 ) -> None:
     """Measure every variant at every N: build, run each cell once at a time, store each run.
 
@@ -100,12 +105,23 @@ def sweep(
     held for the sleep, then closed, and the server must exit 0. A run is invalid when a
     connection was dropped or reset by the server before the close, the client could not open
     N, or the server never said `ready N`. Variants without the workload are skipped, by name.
+
+    --workload http measures an HTTP service under a steady request rate: N is C, the keep-alive
+    connections memrun's open-loop load client opens (default 100 and 10k); the server
+    (tasks/README.md, "HTTP protocol") runs pinned to its CPUs, the client on the others, and each
+    --rate is sent for --warmup, then measured for --window. Latency counts from each request's
+    scheduled time (no coordinated omission). A rate the server cannot keep (over 1 % short, or p99
+    past --slo) is "saturated": a finding of a valid run, and no higher rate is sent.
     """
     from runner import sweep as sweeping
+    from runner import workload as workloads
     from runner.shard import Shard
 
+    if n_list is None:
+        n_list = workloads.get(workload).default_ns or DEFAULT_NS
     try:
         ns, sleep, env_override = sweep_inputs(n_list, sleep_text, label, env_items, buffer)
+        params = parameter_values(workload, given)
         shard = Shard.parse(shard_text) if shard_text is not None else None
     except ValueError as e:
         raise InputError(str(e)) from None
@@ -130,6 +146,7 @@ def sweep(
         env_override=env_override,
         workload=workload,
         buffer=buffer,
+        params=params,
         shard=shard,
     )
     with machine(wait):  # installing a version unpacks toolchains: not beside a measurement

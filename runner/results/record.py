@@ -77,6 +77,8 @@ class RunRecord:
     # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
     client: dict[str, Any] | None = None
+    # The workload's parameters this run was made with (runner.workload.Parameter; http: rates...).
+    params: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
     # The version axis (`sweep --version go=1.22.0`, `bisect`): {NAME: version} chosen for this
@@ -130,6 +132,7 @@ class RunRecord:
             "workload": self.workload,
             "buffer": self.buffer,
             "client": self.client,
+            "params": self.params,
             "chosen_version": self.chosen_version,
             "version_of": self.version_of,
             "overlap_by_timing": self.overlap_by_timing,

@@ -30,16 +30,14 @@ def subst(text: str, vals: dict[str, str]) -> str:
 
 
 def run_command(
-    variant: Variant, n: int, sleep: float, *, port: int | None = None, buffer: int | None = None
+    variant: Variant, n: int, sleep: float, **placeholders: int | str | None
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """(argv, extra environment, reasons for N-dependent flags) to run variant with N tasks.
-    port and buffer fill a workload's `{port}` and `{buffer}` (the connections server's)."""
+    placeholders fill the names a workload's command may use (runner.workload.Workload.placeholders:
+    the connections server's `{port}` and `{buffer}`); None leaves one unset."""
     tf = variant.folder
     vals = values(tf, tools_of(tf), n, sleep)
-    if port is not None:
-        vals["port"] = str(port)
-    if buffer is not None:
-        vals["buffer"] = str(buffer)
+    vals.update({k: str(v) for k, v in placeholders.items() if v is not None})
     rules = [r for r in variant.when if n >= r.min_n]
     argv: list[str] = []
     for arg in variant.run:

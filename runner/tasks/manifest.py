@@ -35,6 +35,7 @@ from runner.tasks.parse import (
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import get as get_workload
 from runner.workload import is_default
 from runner.workload import names as workload_names
 
@@ -42,9 +43,6 @@ DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 # Names every command may use, besides the folder's tool names.
 COMMAND_NAMES = {"n", "sleep", "build", "dir", "python", "python_prefix", "npm_prefix", "maven_repo", "flags"}
-# Names only a workload's command may use besides those: the connections server's port and the
-# size of each connection's read buffer (tasks/README.md, "Connections protocol").
-WORKLOAD_NAMES = {"port", "buffer"}
 # What a program is asked to keep alive (runner.workloads): the default workload (sleep, the
 # article's) is every variant's `run`; any other is a [variant.workloads.NAME] table, so a runtime
 # gains a workload in its manifest alone.
@@ -304,16 +302,17 @@ def _check_placeholders(tf: TaskFolder) -> None:
     texts += [a for c in tf.post_install for a in c]
     for b in tf.builds:
         texts += [a for c in b.commands for a in c] + b.outputs
-    own: list[str] = []  # a workload's commands may also use WORKLOAD_NAMES
+    own: list[tuple[str, set[str]]] = []  # a workload's commands may also use its own placeholders
     for v in tf.variants:
         texts += v.run + list(v.env.values())
         for r in v.when:
             texts += r.args + list(r.env.values())
-        for w in v.workloads.values():
-            own += w.run + list((w.env or {}).values())
+        for name, w in v.workloads.items():
+            names = known | set(get_workload(name).placeholders)
+            own += [(t, names) for t in w.run + list((w.env or {}).values())]
             for r in w.when or []:
-                own += r.args + list(r.env.values())
-    for text, names in [*((t, known) for t in texts), *((t, known | WORKLOAD_NAMES) for t in own)]:
+                own += [(t, names) for t in r.args + list(r.env.values())]
+    for text, names in [*((t, known) for t in texts), *own]:
         try:
             check(text, names)
         except TemplateError as e:

@@ -11,6 +11,7 @@ This module only describes the workload, so that every layer can ask it without 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from runner.workload import Words, Workload, register
@@ -31,6 +32,7 @@ class Connections(Workload):
     )
     package = "runner.workloads.connections"
     holds_after_ready = True
+    placeholders = ("port", "buffer")
     descriptors = True
     validity = (
         "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
@@ -52,11 +54,11 @@ class Connections(Workload):
     def page_title(self, metric_title: str) -> str:
         return f"{metric_title} of a server holding N {self.words.title}"
 
-    def record_fields(self, buffer: int | None) -> dict[str, Any]:
-        return {"buffer": buffer}
+    def record_fields(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"buffer": params.get("buffer")}
 
-    def keeps(self, row: dict[str, Any], buffer: int | None) -> bool:
-        return row.get("buffer") == buffer  # another buffer size is another cell
+    def keeps(self, row: dict[str, Any], params: Mapping[str, Any]) -> bool:
+        return row.get("buffer") == params.get("buffer")  # another buffer size is another cell
 
     def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
         """Past the descriptors this process can grant (fds.for_connections): a run whose client

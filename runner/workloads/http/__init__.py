@@ -1,0 +1,95 @@
+"""The http workload: a keep-alive HTTP/1.1 service under a steady request rate (tasks/README.md,
+"HTTP protocol"): its memory idle and under load, its latency measured from each request's
+scheduled time (no coordinated omission), and its CPU per request.
+
+The server is measured as every program is (launcher, run cgroup, sampling); what differs lives
+here: memrun's own open-loop load client (client.c, driven by client.py) opens C connections from
+a cgroup and CPUs of its own, then sends at each rate R for a warm-up and a measured window
+(load.py); judge.py turns the server's end and the client's phases into the run's verdict;
+execute.py runs one cell. This module only describes the workload.
+"""
+
+from __future__ import annotations
+
+from runner.workload import Parameter, Words, Workload, register
+from runner.workloads.http import params as p
+
+IMAGES = 1000  # the redirect contest's avatars: `GET /` redirects to /Renard-<1..IMAGES>.png
+
+
+class Http(Workload):
+    name = "http"
+    words = Words(
+        noun="connections",
+        unit="conn",
+        per="connection",
+        title="keep-alive HTTP connections under load",
+        hold="load",
+        spawn="open",
+        against="against N keep-alive connections under load",
+    )
+    package = "runner.workloads.http"
+    holds_after_ready = True
+    placeholders = ("port", "images")
+    descriptors = True
+    default_ns = "100,1e4"
+    parameters = (
+        Parameter(
+            "rate",
+            "1k,10k,50k",
+            "requests per second, comma-separated, sent in rising order "
+            "(a rate that saturates the server ends the run's load)",
+            p.rates,
+        ),
+        Parameter(
+            "warmup", "10s", "each rate's warm-up before its measured window (not recorded)", p.duration
+        ),
+        Parameter("window", "20s", "each rate's measured window", p.positive_duration),
+        Parameter(
+            "slo",
+            "100ms",
+            "a rate whose p99 latency (from the scheduled time) passes this saturated the server",
+            p.positive_duration,
+            identity=False,
+        ),
+        Parameter(
+            "server_cpus",
+            "auto",
+            "the server's CPUs as taskset takes them (auto: the first "
+            "half); memrun's load client and memrun itself get the rest",
+            p.cpu_list,
+        ),
+    )
+    validity = (
+        "A run is a figure only if the server served until memrun stopped it after the last rate, "
+        "memrun's load client opened all C connections, `GET /memrun-404` answered 404, and every "
+        "answer to `GET /` was a 302 to /Renard-K.png. A rate whose achieved rate fell over 1 % short, "
+        "whose requests went unanswered, or whose p99 passed the SLO saturated the server: a finding "
+        "of a valid run, and no higher rate is sent. Latency counts from each request's scheduled "
+        "time (open loop, no coordinated omission)."
+    )
+    program_html = (
+        "Each server program takes <code>PORT IMAGES</code> and serves HTTP/1.1 on 127.0.0.1 with its "
+        "ecosystem's standard server: <code>GET /</code> answers 302 to a random "
+        "<code>/Renard-K.png</code>, anything else 404. memrun pins it to its CPUs, opens C keep-alive "
+        "connections from its own load client (its own cgroup and CPUs), sends each rate open loop "
+        "(a warm-up, then a measured window), and records, per run:"
+    )
+
+    def page_title(self, metric_title: str) -> str:
+        return f"{metric_title} of an HTTP server with N {self.words.title}"
+
+    def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
+        """Past the descriptors this process can grant for C connections (both ends)."""
+        from runner.limits import files
+
+        try:
+            files.run_nofile(n)
+        except files.NofileError as e:
+            text = str(e)
+            problem, _, remedy = text.partition("): ")
+            return ("fd-limit", f"not run: {problem + ')' if remedy else text}", remedy or None)
+        return None
+
+
+HTTP = register(Http())

@@ -1,0 +1,117 @@
+"""memrun's open-loop HTTP load client (client.c) for one run: built on first use, started as
+every workload's client is (runner.workloads.launched: a cgroup of its own, through the launcher)
+and on CPUs of its own, told which rate to send (`rate R WARMUP WINDOW`, one phase each), and
+reported on: the phases it measured, its summary, its cgroup peak and CPU time."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runner.measure.launcher import compiled
+from runner.paths import BUILD_DIR
+from runner.workloads.launched import FINISH_S, LaunchedClient, ended_fields, problem
+
+SOURCE = Path(__file__).with_name("client.c")
+DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
+
+
+def client_path() -> Path:
+    return BUILD_DIR / "tools" / "memrun-http"
+
+
+def ensure_client() -> Path:
+    """The client binary, (re)built when missing or older than its source."""
+    return compiled(SOURCE, client_path(), what="the http load client")
+
+
+@dataclass(frozen=True)
+class HttpReport:
+    """What one run's load client did and what it cost; stored in the run record as `client`.
+
+    phases: one per rate sent (client.c's `phase` line: the rate achieved, latency from the
+    scheduled time and from the send, wrong answers...), each with the server's figures over its
+    window added by runner.workloads.http.execute (`server`)."""
+
+    summary: dict[str, Any] | None
+    exit_code: int | None
+    signal: str | None
+    error: str | None
+    stderr_tail: list[str] = field(default_factory=list)
+    connected_s: float | None = None  # seconds from the client's start to `connected C`
+    connected_at: float | None = None  # time.monotonic() then
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    idle: dict[str, Any] | None = None  # the server once the C connections were open, before load
+    cpus: dict[str, str] | None = None  # {"server": "0", "client": "1"}
+    cgroup_peak: int | None = None
+    cgroup_kernel_peak: int | None = None
+    cgroup_reason: str | None = None
+    maxrss: int | None = None
+    user_s: float | None = None
+    sys_s: float | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the client did not do its job, in words, or None."""
+        return problem(self, self.summary)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class HttpClient(LaunchedClient):
+    """The client of one run: start(), rate() per phase, finish() for the report."""
+
+    def __init__(
+        self, port: int, c: int, images: int, *, nofile: int, memory_cap: int | None, cpus: str | None
+    ) -> None:
+        super().__init__(nofile=nofile, memory_cap=memory_cap, cpus=cpus)
+        self.port, self.c, self.images = port, c, images
+        self.summary: dict[str, Any] | None = None
+        self.connected_s: float | None = None
+        self.connected_at: float | None = None  # time.monotonic() when `connected C` came
+        self.phases: list[dict[str, Any]] = []
+        self.changed = threading.Event()  # set at every line that moves the load on
+
+    def on_stdout(self, line: str) -> None:
+        kind, _, rest = line.partition(" ")
+        if kind == "connected":
+            with contextlib.suppress(ValueError, IndexError):
+                self.connected_s = float(rest.split()[1])
+            self.connected_at = time.monotonic()
+        elif kind in ("phase", "summary"):
+            with contextlib.suppress(ValueError):
+                value = json.loads(rest)
+                if kind == "phase":
+                    self.phases.append(value)
+                else:
+                    self.summary = value
+        self.changed.set()
+
+    def start(self) -> None:
+        """Build if needed and start it; it connects (retrying until the server listens)."""
+        self.launch(
+            ensure_client(),
+            ["-I", str(self.images), "-d", f"{DRAIN_S:g}", str(self.port), str(self.c)],
+        )
+
+    def rate(self, rate: int, warmup_s: float, window_s: float) -> None:
+        """Send at `rate` for warmup_s, then measure for window_s (a `phase` line follows)."""
+        self.send(f"rate {rate} {warmup_s:g} {window_s:g}")
+
+    def finish(self, within_s: float = FINISH_S, **more: Any) -> HttpReport:
+        """Close, wait for its summary and exit, read its cgroup and remove it."""
+        ended = self.end(within_s)
+        return HttpReport(
+            summary=self.summary,
+            connected_s=self.connected_s,
+            connected_at=self.connected_at,
+            phases=list(self.phases),
+            **more,
+            **ended_fields(ended),
+        )

@@ -1,0 +1,147 @@
+"""One run of the http workload: the server pinned to its CPUs and measured as every program is
+(launcher, run cgroup, sampling), memrun's load client on the other CPUs sending each rate, the
+server's figures per phase read from the run's own timeline, and the run judged."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from runner.execute import Execution, Settings, command
+from runner.limits import files
+from runner.measure.result import Sample
+from runner.tasks import Variant
+from runner.workload import Workload
+from runner.workloads.http import IMAGES
+from runner.workloads.http.client import DRAIN_S, HttpClient, HttpReport
+from runner.workloads.http.judge import judge
+from runner.workloads.http.load import Load
+from runner.workloads.http.params import split_cpus, text
+
+CONNECT_RATE = 2000  # connections per second the default timeout allows for
+
+
+def default_timeout(c: int, rates: Sequence[int], warmup_s: float, window_s: float) -> float:
+    """Bound every run: connecting, then each phase with its drain, and a margin."""
+    return 90 + c / CONNECT_RATE + len(rates) * (warmup_s + window_s + DRAIN_S + 2)
+
+
+def free_port() -> int:
+    """A port nothing listens on now (the kernel's choice); the server binds it a moment later."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def pinned(cpus: list[int]) -> Iterator[None]:
+    """memrun itself (its sampler) on the client's CPUs while the run lasts, so that the server's
+    CPUs are the server's alone; put back after."""
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _between(timeline: Sequence[Sample], t0: float, t1: float) -> list[Sample]:
+    return [s for s in timeline if t0 <= s.t <= t1]
+
+
+def _cpu(s: Sample) -> float | None:
+    return None if s.user_s is None or s.sys_s is None else s.user_s + s.sys_s
+
+
+def server_figures(
+    timeline: Sequence[Sample], began_at: float, report: HttpReport
+) -> tuple[dict | None, list[dict]]:
+    """(idle, phases): the server once its C connections were open and before the first request
+    (the last sample between the client's `connected C` and the first phase), and per phase its
+    peak RSS and cgroup usage over the measured window and its CPU seconds there (per 1,000
+    answers too). Sample times are seconds since the fork; the client's are time.monotonic(), as
+    is began_at (the fork, within a sampling interval)."""
+    idle = None
+    if report.phases:
+        first = float(report.phases[0]["mono_start"]) - began_at
+        opened = (report.connected_at or 0.0) - began_at
+        before = [s for s in timeline if opened <= s.t < first]
+        if before:
+            s = before[-1]
+            idle = {"t": s.t, "rss": s.rss, "cgroup": s.cgroup, "threads": s.threads}
+    phases = []
+    for ph in report.phases:
+        t0, t1 = float(ph["mono_window"]) - began_at, float(ph["mono_window_end"]) - began_at
+        inside = _between(timeline, t0, t1)
+        server: dict[str, Any] = {"samples": len(inside)}
+        if inside:
+            server["peak_rss"] = max(s.rss for s in inside)
+            cg = [s.cgroup for s in inside if s.cgroup is not None]
+            server["peak_cgroup"] = max(cg) if cg else None
+            server["threads_max"] = max(s.threads for s in inside)
+            a, b = _cpu(inside[0]), _cpu(inside[-1])
+            if a is not None and b is not None and inside[-1].t > inside[0].t:
+                # scaled from the sampled span to the whole window (they differ by one interval)
+                cpu = (b - a) * (t1 - t0) / (inside[-1].t - inside[0].t)
+                answered = int(ph.get("answered_in_window") or 0)
+                server["cpu_s"] = round(cpu, 4)
+                server["cpu_per_1k_s"] = round(cpu / answered * 1000, 6) if answered else None
+        phases.append({**ph, "server": server})
+    return idle, phases
+
+
+def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings: Settings) -> Execution:
+    """The variant's server with n keep-alive connections under each rate of settings.params."""
+    params = {**workload.parse_parameters({}), **(settings.params or {})}
+    server_cpus, client_cpus = split_cpus(params["server_cpus"])
+    fds = files.run_nofile(n)  # the sweep checked cell_problem first
+    port = free_port()
+    argv, env, reasons = command(
+        variant, n, sleep, settings.env_override, settings.futex_hash, port=port, images=IMAGES
+    )
+    argv = ["taskset", "-c", text(server_cpus), *argv]
+    client = HttpClient(
+        port, n, IMAGES, nofile=fds.client, memory_cap=settings.memory_cap, cpus=text(client_cpus)
+    )
+    load = Load(client, params["rate"], params["warmup"], params["window"], params["slo"])
+    timeout = settings.timeout
+    if timeout is None:
+        timeout = default_timeout(n, params["rate"], params["warmup"], params["window"])
+    with pinned(client_cpus):
+        result = settings.run(
+            argv, env, variant, timeout, nofile=fds.server, account_sockets=True, companion=load
+        )
+    report = load.report()
+    if report is not None and load.began_at is not None:
+        idle, phases = server_figures(result.timeline, load.began_at, report)
+        report = HttpReport(
+            **{
+                **report.__dict__,
+                "idle": idle,
+                "phases": phases,
+                "cpus": {"server": text(server_cpus), "client": text(client_cpus)},
+            }
+        )
+    judged = judge(
+        result, report, n, slo_s=params["slo"], per_task=variant.per_task, failures=variant.failures
+    )
+    return Execution(
+        variant,
+        n,
+        sleep,
+        timeout,
+        argv,
+        env,
+        reasons,
+        settings.memory_cap,
+        result,
+        judged,
+        client=report.to_json() if report else None,
+    )

@@ -1,0 +1,146 @@
+"""The verdict of an http run, and when a phase saturated the server.
+
+A run is a figure when the server served until memrun stopped it after the last phase
+(LOAD_DONE), the client opened C connections, the one `GET /memrun-404` answered 404, and every
+answer to `GET /` was a 302 to a `/Renard-K.png` (tasks/README.md, "HTTP protocol"). A phase
+that saturated the server is a finding of a valid run, not a failure: the run says at which rate.
+Which rule decides, first match:
+
+1. the server could not start, or the user interrupted the run;
+2. the server ended by itself before the load was over: its failure as for sleep (crash, out of
+   memory, a manifest's failure such as "too many open files"), else `server-exited`;
+3. the load did not end in time (`timeout`);
+4. the client could not start, connect or report (`client-failed`, `connect-failed`);
+5. an answer broke the protocol (`wrong-answer`);
+6. valid: each rate's latency, or where it saturated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from runner.judge import verdict
+from runner.judge.verdict import Verdict
+from runner.measure.result import RunResult
+from runner.tasks.manifest import Failure
+from runner.workloads.http.client import HttpReport
+
+LOAD_DONE = "the load is over"  # the reason memrun stops a run after its last phase
+SHORTFALL = 0.01  # a phase that achieved over 1 % less than its rate saturated the server
+PROTOCOL = "tasks/README.md, HTTP protocol"
+
+
+def saturation(phase: dict[str, Any], rate: float, slo_s: float) -> str | None:
+    """Why this phase saturated the server (its rate achieved fell over 1 % short, answers to
+    its window's requests never came, or its p99 from the scheduled time passed the SLO), or None."""
+    achieved = float(phase.get("achieved_rate") or 0.0)
+    unanswered = int(phase.get("unanswered") or 0)
+    p99_us = (phase.get("latency") or {}).get("p99_us") or 0
+    why = []
+    if achieved < rate * (1 - SHORTFALL):
+        why.append(f"achieved {achieved:,.0f}/s")
+    if unanswered:
+        why.append(f"{unanswered:,} request(s) unanswered")
+    if p99_us > slo_s * 1e6:
+        why.append(f"p99 {p99_us / 1000:,.1f} ms over the {slo_s * 1000:g} ms SLO")
+    return ", ".join(why) or None
+
+
+def _ms(us: float | None) -> str:
+    return "?" if us is None else f"{us / 1000:.2f} ms" if us < 100_000 else f"{us / 1e6:.2f} s"
+
+
+def phases_text(phases: Sequence[dict[str, Any]], slo_s: float) -> str:
+    """Each phase in a few words: `1,000/s p99 0.21 ms; 10,000/s saturated (achieved 8,120/s)`."""
+    out = []
+    for ph in phases:
+        rate = float(ph.get("rate") or 0)
+        why = saturation(ph, rate, slo_s)
+        p99 = (ph.get("latency") or {}).get("p99_us")
+        out.append(f"{rate:,.0f}/s " + (f"saturated ({why})" if why else f"p99 {_ms(p99)}"))
+    return "; ".join(out)
+
+
+def _client_problem(report: HttpReport | None, c: int) -> Verdict | None:
+    if report is None or report.problem:
+        why = report.problem if report else "it was never started"
+        return Verdict("invalid", "client-failed", f"the load client failed: {why}", "see `memrun doctor`")
+    if report.connected_s is None:
+        return Verdict(
+            "invalid",
+            "connect-failed",
+            f"the client could not open {c:,} connections",
+            f"the server must listen on 127.0.0.1:PORT and keep every connection open ({PROTOCOL})",
+        )
+    return None
+
+
+def _wrong(report: HttpReport) -> Verdict | None:
+    summary = report.summary or {}
+    wrong = int(summary.get("wrong") or 0)
+    example = next((p.get("wrong_example") for p in report.phases if p.get("wrong_example")), "")
+    if wrong or not summary.get("not_found_checked"):
+        what = f"{wrong:,} wrong answer(s)" + (f", the first: {example}" if example else "")
+        if not summary.get("not_found_checked") and not wrong:
+            what = "the 404 check got no answer"
+        return Verdict(
+            "invalid",
+            "wrong-answer",
+            what,
+            f"`GET /` answers 302 to /Renard-K.png, 1 <= K <= IMAGES; any other path 404 ({PROTOCOL})",
+        )
+    return None
+
+
+def judge(
+    result: RunResult,
+    report: HttpReport | None,
+    c: int,
+    *,
+    slo_s: float,
+    per_task: dict | None = None,
+    failures: Sequence[Failure] = (),
+) -> Verdict:
+    """The run's verdict (see the module docstring for the order of the rules)."""
+    served = verdict.classify(result, c, 0.0, per_task, failures=failures)
+    if served.code in ("not-started", "interrupted"):
+        return served
+    stopped = result.stopped_reason
+    if stopped is None and not result.timed_out:
+        if served.verdict == "failed" and served.code not in ("exit", "timeout"):
+            return served
+        how = f"killed by {result.signal}" if result.signal else f"exit {result.exit_code}"
+        last = next((line for line in reversed(result.stderr_tail) if line.strip()), "")
+        return Verdict(
+            "failed",
+            "server-exited",
+            f"the server ended by itself ({how}) before the load was over" + (f": {last}" if last else ""),
+            f"serve until killed ({PROTOCOL})",
+        )
+    if result.timed_out:
+        return Verdict("failed", "timeout", f"the load did not end within {result.wall_s:.0f} s", None)
+    if problem := _client_problem(report, c):
+        if stopped != LOAD_DONE:
+            return Verdict("invalid", problem.code, f"stopped: {stopped}: {problem.reason}", problem.remedy)
+        return problem
+    assert report is not None
+    if wrong := _wrong(report):
+        return wrong
+    if stopped != LOAD_DONE or not report.phases:
+        return Verdict("invalid", "client-failed", f"stopped: {stopped}", None)
+    return Verdict(
+        "valid",
+        "ok",
+        f"{c:,} connection{'s' if c != 1 else ''} open in {report.connected_s:.2f} s; "
+        + phases_text(report.phases, slo_s),
+        None,
+    )
+
+
+CODES = {
+    "server-exited": "the server ended by itself before the load was over",
+    "client-failed": "memrun's load client could not start, connect or report",
+    "connect-failed": "the client could not open C connections",
+    "wrong-answer": "an answer broke the HTTP protocol (status or Location)",
+}

@@ -1,0 +1,65 @@
+"""What the http workload adds to the report's records, table and figures: per (variant, C) its
+phases' medians (the `http` column: latency, CPU per 1,000 requests, memory idle and under load,
+saturation), its legend, heading and table (runner.workloads.http.table), and its figures
+(latency percentile curves per C, memory idle and under load: runner.workloads.http.figures).
+
+The views ask for it through the workload (Workload.module("show")) and never name it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from runner.results.record import METRICS
+from runner.workloads.http.analysis import phase_cells
+from runner.workloads.http.figures import latency_chart, memory_chart
+from runner.workloads.http.table import http_table
+
+
+def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
+    """Per (variant, C), its phases' medians under `http` (runner.workloads.http.analysis)."""
+    return {key: {"http": cell} for key, cell in phase_cells(runs).items()}
+
+
+def legend(metric: str, summary: pd.DataFrame) -> str:
+    """One line under the table, so a pasted table carries its own units."""
+    return (
+        f"MB = 10^6 bytes of {METRICS.get(metric, metric)} of the HTTP server over its whole run (C "
+        "keep-alive connections, then each rate): median over valid repeats. KiB/conn = (M(C) − M(1)) / C. "
+        "open = seconds until memrun's load client had all C connections open. The table below has "
+        "each rate's latency, CPU and memory."
+    )
+
+
+def heading(head: str) -> str:
+    """The table's heading: what the server did."""
+    return (
+        head.replace(", ", " of an HTTP server with N keep-alive connections under load, ", 1)
+        if head
+        else head
+    )
+
+
+def tail(recs: list[dict[str, Any]]) -> str:
+    """Below the legend: the per-rate table."""
+    return http_table(recs)
+
+
+def figures(
+    runs: pd.DataFrame | None, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
+) -> Iterator[tuple[str, Figure]]:
+    """(file stem without the workload prefix and label suffix, figure): latency curves at each C,
+    and memory idle and under load; drawn once, with the headline metric."""
+    if metric != "peak_rss" or runs is None:
+        return
+    phases = phase_cells(runs)
+    for c in sorted({n for _, n in phases}):
+        fig = latency_chart(phases, c, f"{prefix}HTTP latency at C = {c:,} keep-alive connections", caption)
+        if fig is not None:
+            yield f"latency-c{c}", fig
+    fig = memory_chart(phases, f"{prefix}HTTP server memory, idle and under load", caption)
+    if fig is not None:
+        yield "memory-idle-load", fig

@@ -1,0 +1,24 @@
+"""When a phase saturated the server, and how phases read in a verdict."""
+
+from __future__ import annotations
+
+from runner.workloads.http.judge import phases_text, saturation
+
+
+def _phase(rate: float, achieved: float, p99_us: int, unanswered: int = 0) -> dict:
+    return {"rate": rate, "achieved_rate": achieved, "unanswered": unanswered, "latency": {"p99_us": p99_us}}
+
+
+def test_a_phase_within_one_percent_and_under_the_slo_is_not_saturated():
+    assert saturation(_phase(1000, 990.5, 2_000), 1000, 0.1) is None
+
+
+def test_each_reason_to_call_a_phase_saturated():
+    assert saturation(_phase(1000, 989, 2_000), 1000, 0.1) == "achieved 989/s"
+    assert saturation(_phase(1000, 1000, 2_000, unanswered=3), 1000, 0.1) == "3 request(s) unanswered"
+    assert saturation(_phase(1000, 1000, 150_000), 1000, 0.1) == "p99 150.0 ms over the 100 ms SLO"
+
+
+def test_phases_read_in_rising_order_with_what_saturated():
+    text = phases_text([_phase(1000, 1000, 1_500), _phase(10_000, 6_000, 900_000)], 0.1)
+    assert text.startswith("1,000/s p99 1.50 ms; 10,000/s saturated (achieved 6,000/s, p99 900.0 ms")

@@ -1,0 +1,31 @@
+"""The http workload's parameters as typed, and the CPU split between server and client."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner.workloads.http import params
+
+
+def test_durations_and_rates():
+    assert params.duration("20s") == 20 and params.duration("500ms") == 0.5 and params.duration("1m") == 60
+    assert params.duration("3") == 3
+    with pytest.raises(ValueError, match="not a duration"):
+        params.duration("fast")
+    with pytest.raises(ValueError, match="more than 0"):
+        params.positive_duration("0s")
+    assert params.rates("50k,1k,10k") == [1000, 10000, 50000], "sent in rising order"
+    with pytest.raises(ValueError, match="more than once"):
+        params.rates("1k,1000")
+
+
+def test_cpu_lists_and_the_split():
+    assert params.cpu_list("auto") == [] and params.cpu_list("0-2,5") == [0, 1, 2, 5]
+    with pytest.raises(ValueError, match="not a CPU list"):
+        params.cpu_list("first")
+    assert params.split_cpus([], {0, 1}) == ([0], [1])
+    assert params.split_cpus([], {0, 1, 2, 3}) == ([0, 1], [2, 3])
+    assert params.split_cpus([3], {0, 1, 2, 3}) == ([3], [0, 1, 2])
+    assert params.split_cpus([], {0}) == ([0], [0]), "one CPU: they share it, and the record says so"
+    with pytest.raises(ValueError, match="CPU 7 is not one"):
+        params.split_cpus([7], {0, 1})
