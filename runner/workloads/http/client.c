@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -357,7 +358,9 @@ static void on_readable(long i, int64_t t) {
             k->len -= (size_t)used;
             maybe_send(i, t);
         }
-        if (k->len == BUF) break;
+        /* Nothing half-read: epoll (level-triggered) says when more comes, which saves the
+         * recv that would only return EAGAIN (a syscall per answer: the client's main cost). */
+        if (k->len == 0 || k->len == BUF) break;
     }
 }
 
@@ -427,11 +430,16 @@ static void print_phase(int64_t t_end) {
     scheduled = (uint64_t)(z + 0.999999999) - (uint64_t)(a + 0.999999999);
     unanswered = scheduled > S.corrected.n ? scheduled - S.corrected.n : 0;
     double window_s = (double)(S.window_end - S.window_start) / 1e9;
+    /* the share of its CPUs the client used over the phase: near 1, the rate is its limit */
+    cpu_set_t set;
+    int ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    double busy = (cpu_s(&ru) - cpu_s(&S.ru0)) / ((double)(t_end - S.t0) / 1e9) / (ncpu > 0 ? ncpu : 1);
     printf("phase {\"rate\": %.3f, \"connections\": %ld, \"warmup_s\": %.3f, \"window_s\": %.3f, "
            "\"scheduled\": %llu, \"answered_in_window\": %llu, \"achieved_rate\": %.3f, "
            "\"unanswered\": %llu, \"sent\": %llu, \"answered\": %llu, \"late_sends\": %llu, "
            "\"wrong\": %llu, \"closed_by_server\": %llu, \"reconnects\": %llu, "
            "\"connect_errors\": %llu, \"open_at_end\": %ld, \"drain_s\": %.3f, \"cpu_s\": %.3f, "
+           "\"client_busy\": %.4f, "
            "\"mono_start\": %.6f, \"mono_window\": %.6f, \"mono_window_end\": %.6f, \"mono_end\": %.6f, "
            "\"wrong_example\": ",
            S.rate, S.c, (double)(S.window_start - S.t0) / 1e9, window_s,
@@ -441,7 +449,7 @@ static void print_phase(int64_t t_end) {
            (unsigned long long)S.late_sends, (unsigned long long)S.wrong,
            (unsigned long long)S.closed_by_server, (unsigned long long)S.reconnects,
            (unsigned long long)S.connect_errors, S.open, (double)(t_end - S.window_end) / 1e9,
-           cpu_s(&ru) - cpu_s(&S.ru0), (double)S.t0 / 1e9, (double)S.window_start / 1e9,
+           cpu_s(&ru) - cpu_s(&S.ru0), busy, (double)S.t0 / 1e9, (double)S.window_start / 1e9,
            (double)S.window_end / 1e9, (double)t_end / 1e9);
     json_string(S.wrong_quote);
     printf(", ");
@@ -514,20 +522,24 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
     S.window_end = S.window_start + (int64_t)(window_s * 1e9);
     S.drain_end = S.window_end + (int64_t)(S.drain_s * 1e9);
     S.due = 0;
+    double end_j = (double)(S.window_end - S.t0) * rate / 1e9;
+    uint64_t last = (uint64_t)end_j + ((double)(uint64_t)end_j < end_j); /* ceil */
     for (long i = 0; i < S.c; i++) S.conns[i].next_j = (uint64_t)i;
     S.running = 1;
     struct epoll_event evs[MAX_EVENTS];
     int64_t t = S.t0;
     while (!*quit && !S.error[0]) {
         t = now_ns();
-        if (t < S.window_end) {
-            uint64_t due = (uint64_t)((double)(t - S.t0) * rate / 1e9) + 1;
-            for (uint64_t j = S.due; j < due; j++) {
-                long i = (long)(j % (uint64_t)S.c);
-                S.due = j + 1;
-                maybe_send(i, t);
-            }
-        } else {
+        /* j < due are due now; none past the window's last (j < last: scheduled before its end),
+         * and all of those once the end has passed, however late this loop wakes */
+        uint64_t due = (uint64_t)((double)(t - S.t0) * rate / 1e9) + 1;
+        if (due > last) due = last;
+        for (uint64_t j = S.due; j < due; j++) {
+            long i = (long)(j % (uint64_t)S.c);
+            S.due = j + 1;
+            maybe_send(i, t);
+        }
+        if (t >= S.window_end) {
             /* the window is over: nothing more falls due; answers to the window's requests may
              * still come until drain_end, and a connection's backlog is sent until then too */
             long busy = 0;

@@ -28,12 +28,18 @@ from runner.workloads.http.client import HttpReport
 
 LOAD_DONE = "the load is over"  # the reason memrun stops a run after its last phase
 SHORTFALL = 0.01  # a phase that achieved over 1 % less than its rate saturated the server
+CLIENT_BUSY = 0.9  # memrun's client busier than this share of its CPUs: the rate was its limit
 PROTOCOL = "tasks/README.md, HTTP protocol"
 
 
 def saturation(phase: dict[str, Any], rate: float, slo_s: float) -> str | None:
     """Why this phase saturated the server (its rate achieved fell over 1 % short, answers to
-    its window's requests never came, or its p99 from the scheduled time passed the SLO), or None."""
+    its window's requests never came, or its p99 from the scheduled time passed the SLO), or None.
+    Where memrun's own client was nearly as busy as its CPUs allow, that is said first: such a
+    rate is the client's limit here, not a finding about the server."""
+    busy = float(phase.get("client_busy") or 0.0)
+    if busy >= CLIENT_BUSY:
+        return f"memrun's load client was {busy:.0%} busy: the client's limit, not the server's"
     achieved = float(phase.get("achieved_rate") or 0.0)
     unanswered = int(phase.get("unanswered") or 0)
     p99_us = (phase.get("latency") or {}).get("p99_us") or 0

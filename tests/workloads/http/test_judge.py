@@ -22,3 +22,8 @@ def test_each_reason_to_call_a_phase_saturated():
 def test_phases_read_in_rising_order_with_what_saturated():
     text = phases_text([_phase(1000, 1000, 1_500), _phase(10_000, 6_000, 900_000)], 0.1)
     assert text.startswith("1,000/s p99 1.50 ms; 10,000/s saturated (achieved 6,000/s, p99 900.0 ms")
+
+
+def test_a_client_bound_phase_says_so_first():
+    phase = {**_phase(50_000, 40_000, 2_000), "client_busy": 0.97}
+    assert saturation(phase, 50_000, 0.1).startswith("memrun's load client was 97% busy")
