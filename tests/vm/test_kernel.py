@@ -92,3 +92,34 @@ def test_a_kernel_apt_does_not_know_is_one_line(tmp_path, kernel):
     p = run(*SWEEP, "--kernel", kernel, "--out", str(tmp_path / "res"), tmp_path=tmp_path)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert f"--kernel {kernel}" in p.stderr
+
+
+@pytest.mark.slow
+def test_the_http_workload_runs_in_the_guest_on_cgroup_v2(tmp_path):
+    """The http workload in a VM of Debian's 6.12: the server measured in a v2 cgroup, memrun's
+    load client in a cgroup of its own on its own CPU, each phase's figures from the guest."""
+    _need_vm()
+    out = tmp_path / "res"
+    sweep = ("sweep", "-r", "fake", "--workload", "http", "--n", "10", "--rate", "100", "--warmup", "1s")
+    p = run(
+        *sweep,
+        "--window",
+        "3s",
+        "--label",
+        "box",
+        "--kernel",
+        "6.12",
+        "--out",
+        str(out),
+        tmp_path=tmp_path,
+        timeout=900,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    (row,) = rows(out)
+    assert row["label"].startswith("box@6.12") and row["verdict"] == "valid", row["reason"]
+    assert row["cgroup_version"] == "v2" and row["params"]["rate"] == [100]
+    client = row["client"]
+    (phase,) = client["phases"]
+    assert abs(phase["achieved_rate"] - 100) <= 1 and phase["wrong"] == 0
+    assert phase["server"]["samples"] > 10 and phase["server"]["peak_cgroup"] > 0
+    assert client["cgroup_peak"] and client["cgroup_peak"] > 0, "the client's own v2 cgroup was read"

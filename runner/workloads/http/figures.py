@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from runner.show.figures.style import NOTE_COLOR, footnote, wrap
+from runner.show.figures.style import footnote, wrap
 from runner.show.text import n_label
 from runner.units import MB
 from runner.workloads.http.analysis import percentile_curve
@@ -58,10 +58,10 @@ def latency_chart(
     axes[0][0].set_ylabel("latency from the scheduled time, ms (log)")
     axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
     fig.suptitle(title, fontweight="bold")
-    fig.text(0.01, 0.995, "\n".join(wrap(note, 160)), color=NOTE_COLOR, fontsize=7, va="top")
     footnote(
         fig,
         [
+            *wrap(note, 160, 1),
             "Open loop: request j is scheduled at j / R on connection j mod C and its latency counts "
             "from that time (wrk2's correction), so a stall counts in full. Dotted: the rate saturated.",
         ],
@@ -109,5 +109,12 @@ def memory_chart(cells: dict[tuple[str, int], dict[str, Any]], title: str, note:
     axes[0].set_yticks(range(len(variants)), variants)
     axes[1].legend(loc="lower right", frameon=False, fontsize=8)
     fig.suptitle(title, fontweight="bold")
-    fig.text(0.01, 0.995, "\n".join(wrap(note, 140)), color=NOTE_COLOR, fontsize=7, va="top")
+    footnote(
+        fig,
+        [
+            *wrap(note, 140, 1),
+            "Idle: the server's RSS with its C connections open before the first request. Under load: "
+            "its highest RSS in any rate's measured window (medians over valid runs).",
+        ],
+    )
     return fig
