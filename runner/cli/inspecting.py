@@ -10,6 +10,7 @@ import click
 from runner.cli.app import InputError, err, main
 from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 from runner.inputs import parse_n
+from runner.workload import get as get_workload
 
 
 @main.command(short_help="Tell how chosen runs went, from their timelines: text and a figure each.")
@@ -127,10 +128,9 @@ def inspect(
             except OSError as e:
                 raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
         click.echo(("\n" if i else "") + story(case))
-        if record.client:
-            from runner.show.tables.connections import client_line
-
-            click.echo(client_line(record.n, record.client))
+        shown = get_workload(record.workload).module("show")
+        if record.client and shown is not None and hasattr(shown, "client_line"):
+            click.echo(shown.client_line(record.n, record.client))  # the workload's load client
 
 
 def _print_overlap(path: Path, records: list, variants: tuple[str, ...], n: int | None) -> None:

@@ -17,6 +17,7 @@ from runner.analysis.connections import client_cells, kernel_cells
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
 from runner.show.figures.connections import per_connection_chart
+from runner.show.tables.connections import client_line as client_line  # `memrun inspect`'s line
 from runner.show.tables.connections import client_table
 from runner.show.text import sleep_note
 from runner.units import KIB

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from runner.results.record import METRICS
 from runner.workloads.http.analysis import phase_cells
 from runner.workloads.http.figures import latency_chart, memory_chart
+from runner.workloads.http.table import client_line as client_line  # `memrun inspect`'s line
 from runner.workloads.http.table import http_table
 
 
