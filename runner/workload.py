@@ -143,6 +143,11 @@ class Workload:
         stored = row.get("params") or {}
         return all(stored.get(p.name) == params.get(p.name) for p in self.parameters if p.identity)
 
+    def progress(self, record: Any) -> str:
+        """A stored run in the sweep's progress line, before its wall time: when `ready N` came."""
+        r = record.result
+        return f"ready {r.ready_s:.1f} s" if r is not None and r.ready_s is not None else "no ready"
+
     def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
         """Why N cannot run here at all, checked before a run is started: (verdict code, reason,
         remedy), a failure the machine decides, stored as a row that says so."""

@@ -13,6 +13,7 @@ from runner.measure import Sample
 from runner.results.record import RunRecord
 from runner.sweep import Cell, Progress
 from runner.units import MB
+from runner.workload import get as get_workload
 
 
 def _duration(seconds: float | None) -> str:
@@ -67,7 +68,7 @@ class SweepPrinter:
         r = record.result
         valid = record.verdict == "valid"
         figure = f"{r.peak_rss / MB:9,.1f} MB" if r is not None and valid else f"{'-':>12}"
-        ready = f"ready {r.ready_s:.1f} s" if r is not None and r.ready_s is not None else "no ready"
+        ready = get_workload(record.workload).progress(record)
         detail = "" if valid else f"  {record.reason}"
         done = round(10 * i / total)
         click.echo(

@@ -45,6 +45,7 @@ class HttpReport:
     stderr_tail: list[str] = field(default_factory=list)
     connected_s: float | None = None  # seconds from the client's start to `connected C`
     connected_at: float | None = None  # time.monotonic() then
+    listening_s: float | None = None  # seconds from its start until the server's port listened
     phases: list[dict[str, Any]] = field(default_factory=list)
     idle: dict[str, Any] | None = None  # the server once the C connections were open, before load
     cpus: dict[str, str] | None = None  # {"server": "0", "client": "1"}
@@ -75,6 +76,7 @@ class HttpClient(LaunchedClient):
         self.summary: dict[str, Any] | None = None
         self.connected_s: float | None = None
         self.connected_at: float | None = None  # time.monotonic() when `connected C` came
+        self.listening_s: float | None = None  # seconds from the client's start until the port listened
         self.phases: list[dict[str, Any]] = []
         self.changed = threading.Event()  # set at every line that moves the load on
 
@@ -83,6 +85,7 @@ class HttpClient(LaunchedClient):
         if kind == "connected":
             with contextlib.suppress(ValueError, IndexError):
                 self.connected_s = float(rest.split()[1])
+                self.listening_s = float(rest.split()[2])
             self.connected_at = time.monotonic()
         elif kind in ("phase", "summary"):
             with contextlib.suppress(ValueError):
@@ -111,6 +114,7 @@ class HttpClient(LaunchedClient):
             summary=self.summary,
             connected_s=self.connected_s,
             connected_at=self.connected_at,
+            listening_s=self.listening_s,
             phases=list(self.phases),
             **more,
             **ended_fields(ended),
