@@ -100,6 +100,8 @@ typedef struct {
     int fd, state;
     int busy;           /* a request is in flight */
     int check404;       /* the in-flight request is the 404 check */
+    int retry;          /* the in-flight request was lost with its connection: send it again */
+    uint64_t cur_j;     /* the in-flight request's global index */
     uint64_t next_j;    /* global index of this connection's next request (j mod C == its index) */
     int64_t sched_ns;   /* the in-flight request's scheduled time */
     int64_t sent_ns;    /* ... and when it was sent */
@@ -127,7 +129,7 @@ static struct {
     uint64_t due; /* requests scheduled so far (j < due) */
     hist_t corrected, uncorrected;
     uint64_t sent, answered, answered_in_window, wrong, not_found, closed_by_server, reconnects,
-        connect_errors, late_sends;
+        connect_errors, late_sends, retried;
     char wrong_quote[QUOTE];
     struct rusage ru0;
     /* totals */
@@ -201,6 +203,7 @@ static void send_request(long i, uint64_t j, int64_t t) {
     if (w != (ssize_t)S.request_len) return; /* closed: its EPOLLRDHUP comes next (on_lost) */
     k->busy = 1;
     k->check404 = 0;
+    k->cur_j = j;
     k->sched_ns = sched;
     k->sent_ns = t;
     k->in_window = sched >= S.window_start && sched < S.window_end;
@@ -214,7 +217,13 @@ static void send_request(long i, uint64_t j, int64_t t) {
 static void maybe_send(long i, int64_t t) {
     conn_t *k = &S.conns[i];
     if (!S.running || k->state != OPEN || k->busy) return;
-    if (k->next_j < S.due) send_request(i, k->next_j, t);
+    if (k->retry) {
+        k->retry = 0;
+        S.retried++;
+        send_request(i, k->cur_j, t);
+    } else if (k->next_j < S.due) {
+        send_request(i, k->next_j, t);
+    }
 }
 
 static void quote_wrong(const char *what, const char *head, size_t n) {
@@ -328,11 +337,16 @@ static long parse_response(long i, int64_t t) {
 }
 
 /* Connection i is gone (by_server: the server closed or reset it): open it again, so that C stay
- * open; its unsent requests go out once it is back, their wait counted. */
+ * open; its unsent requests go out once it is back, their wait counted. A request in flight that
+ * got no byte of an answer is sent again on the new connection, as HTTP clients do when a server
+ * closes an idle keep-alive connection as the request goes out (its latency still counts from its
+ * scheduled time). */
 static void on_lost(long i, int by_server) {
     conn_t *k = &S.conns[i];
     if (by_server) S.closed_by_server++;
+    int again = by_server && k->busy && !k->check404 && k->len == 0 && S.running;
     close_conn(k, 1);
+    k->retry = again;
     S.reconnects++;
     if (start_connect(i) < 0 && !S.error[0]) fail("reconnect: %s", strerror(errno));
 }
@@ -438,7 +452,7 @@ static void print_phase(int64_t t_end) {
     printf("phase {\"rate\": %.3f, \"connections\": %ld, \"warmup_s\": %.3f, \"window_s\": %.3f, "
            "\"scheduled\": %llu, \"answered_in_window\": %llu, \"achieved_rate\": %.3f, "
            "\"unanswered\": %llu, \"sent\": %llu, \"answered\": %llu, \"late_sends\": %llu, "
-           "\"wrong\": %llu, \"closed_by_server\": %llu, \"reconnects\": %llu, "
+           "\"wrong\": %llu, \"closed_by_server\": %llu, \"reconnects\": %llu, \"retried\": %llu, "
            "\"connect_errors\": %llu, \"open_at_end\": %ld, \"drain_s\": %.3f, \"cpu_s\": %.3f, "
            "\"client_busy\": %.4f, "
            "\"mono_start\": %.6f, \"mono_window\": %.6f, \"mono_window_end\": %.6f, \"mono_end\": %.6f, "
@@ -449,6 +463,7 @@ static void print_phase(int64_t t_end) {
            (unsigned long long)S.sent, (unsigned long long)S.answered,
            (unsigned long long)S.late_sends, (unsigned long long)S.wrong,
            (unsigned long long)S.closed_by_server, (unsigned long long)S.reconnects,
+           (unsigned long long)S.retried,
            (unsigned long long)S.connect_errors, S.open, (double)(t_end - S.window_end) / 1e9,
            cpu_s(&ru) - cpu_s(&S.ru0), busy, (double)S.t0 / 1e9, (double)S.window_start / 1e9,
            (double)S.window_end / 1e9, (double)t_end / 1e9);
@@ -514,7 +529,7 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
     memset(&S.corrected, 0, sizeof S.corrected);
     memset(&S.uncorrected, 0, sizeof S.uncorrected);
     S.sent = S.answered = S.answered_in_window = S.wrong = S.closed_by_server = S.reconnects = 0;
-    S.connect_errors = S.late_sends = 0;
+    S.connect_errors = S.late_sends = S.retried = 0;
     S.wrong_quote[0] = 0;
     getrusage(RUSAGE_SELF, &S.ru0);
     S.rate = rate;
@@ -525,7 +540,10 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
     S.due = 0;
     double end_j = (double)(S.window_end - S.t0) * rate / 1e9;
     uint64_t last = (uint64_t)end_j + ((double)(uint64_t)end_j < end_j); /* ceil */
-    for (long i = 0; i < S.c; i++) S.conns[i].next_j = (uint64_t)i;
+    for (long i = 0; i < S.c; i++) {
+        S.conns[i].next_j = (uint64_t)i;
+        S.conns[i].retry = 0; /* a request of an earlier phase is not this phase's */
+    }
     S.running = 1;
     struct epoll_event evs[MAX_EVENTS];
     int64_t t = S.t0;
@@ -564,19 +582,31 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
         if (S.conns[i].busy) on_lost(i, 0);
 }
 
-/* Whether something listens on 127.0.0.1:port or 0.0.0.0:port (/proc/net/tcp: state 0A). */
+/* Whether something listens on the port for 127.0.0.1: a socket in state LISTEN (0A) bound to
+ * 127.0.0.1 or 0.0.0.0 in /proc/net/tcp, or to ::ffff:127.0.0.1 or :: in /proc/net/tcp6 (the JVM
+ * listens on a dual-stack IPv6 socket even when told 127.0.0.1). -1: neither file is readable. */
 static int listening(long port) {
-    FILE *f = fopen("/proc/net/tcp", "r");
-    if (!f) return -1;
-    char line[512];
-    unsigned addr, lport, state;
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        if (sscanf(line, " %*d: %x:%x %*x:%*x %x", &addr, &lport, &state) == 3 && state == 0x0A &&
-            lport == (unsigned)port && (addr == 0x0100007F || addr == 0))
-            found = 1;
-    fclose(f);
-    return found;
+    static const char *files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    static const char *v4[] = {"0100007F", "00000000"};
+    static const char *v6[] = {"0000000000000000FFFF00000100007F", "00000000000000000000000000000000"};
+    int readable = 0;
+    for (int f = 0; f < 2; f++) {
+        FILE *in = fopen(files[f], "r");
+        if (!in) continue;
+        readable = 1;
+        char line[512], addr[40];
+        unsigned lport, state;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, in))
+            if (sscanf(line, " %*d: %39[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", addr, &lport, &state) == 3 &&
+                state == 0x0A && lport == (unsigned)port) {
+                const char **any = f ? v6 : v4;
+                found = strcasecmp(addr, any[0]) == 0 || strcasecmp(addr, any[1]) == 0;
+            }
+        fclose(in);
+        if (found) return 1;
+    }
+    return readable ? 0 : -1;
 }
 
 static void usage(const char *argv0) {

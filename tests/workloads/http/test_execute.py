@@ -54,6 +54,15 @@ def test_a_stall_shows_in_the_open_loop_p99_not_in_the_closed_loop_one(fake_http
     assert phase["service"]["max_us"] > 300_000, "the requests in flight at the stall saw it"
 
 
+def test_a_server_on_a_dual_stack_ipv6_socket_is_seen_listening(fake_http, machine, monkeypatch):
+    """The JVM listens on an IPv6 socket bound to ::ffff:127.0.0.1 even when told 127.0.0.1: the
+    client finds it in /proc/net/tcp6 and connects."""
+    monkeypatch.setenv("FAKE_HTTP_V6", "1")
+    ex = _run(fake_http, 5, [100], monkeypatch)
+    assert ex.judged.valid, ex.judged
+    assert ex.client["listening_s"] is not None
+
+
 def test_a_wrong_location_makes_the_run_invalid(fake_http, machine, monkeypatch):
     ex = _run(fake_http, 5, [100], monkeypatch, mode="wrong")
     assert (ex.judged.verdict, ex.judged.code) == ("invalid", "wrong-answer"), ex.judged
