@@ -9,6 +9,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from runner.show.figures.style import footnote, wrap
 from runner.show.text import n_label
@@ -45,8 +46,7 @@ def latency_chart(
                 continue
             xs, ys = percentile_curve(r["buckets"])
             style = ":" if r["saturated"] else "-"
-            label = v + (" (saturated)" if r["saturated"] else "")
-            ax.plot([_x(min(x, 99.999)) for x in xs], ys, style, color=colors[v], label=label, lw=1.4)
+            ax.plot([_x(min(x, 99.999)) for x in xs], ys, style, color=colors[v], lw=1.4)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks([_x(t) for t in TICKS], [f"{t:g}%" for t in TICKS])
@@ -56,7 +56,10 @@ def latency_chart(
         ax.set_xlabel("percentile")
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel("latency from the scheduled time, ms (log)")
-    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
+    # one entry per variant, whichever panels it reached (a variant saturated at a lower rate has
+    # no curve in the higher ones)
+    handles = [Line2D([], [], color=colors[v], lw=1.4, label=v) for v in variants]
+    axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
     fig.suptitle(title, fontweight="bold")
     footnote(
         fig,

@@ -28,10 +28,9 @@ def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
     return (
-        f"MB = 10^6 bytes of {METRICS.get(metric, metric)} of the HTTP server over its whole run (C "
-        "keep-alive connections, then each rate): median over valid repeats. KiB/conn = (M(C) − M(1)) / C. "
-        "open = seconds until memrun's load client had all C connections open. The table below has "
-        "each rate's latency, CPU and memory."
+        f"MB = 10^6 bytes of {METRICS.get(metric, metric)} of the HTTP server over its whole run (its "
+        "C keep-alive connections opened, then each rate in turn): median over valid repeats. The table "
+        "below has each rate's latency, CPU and memory.\n"
     )
 
 

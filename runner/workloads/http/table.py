@@ -36,7 +36,7 @@ def rate_cell(r: dict[str, Any] | None) -> str:
 
 def http_table(recs: list[dict[str, Any]]) -> str:
     """Markdown: a row per (variant, C), a column per rate, from the records' `http` extras."""
-    cells = [r for r in recs if r.get("http")]
+    cells = sorted((r for r in recs if r.get("http")), key=lambda r: r["n"])  # by C, variants in order
     if not cells:
         return ""
     rates = sorted({rate for r in cells for rate in r["http"]["rates"]})
