@@ -27,7 +27,7 @@ NEWER = {
     "program": None,
 }
 # ... and after the current ones: every row before workloads is a sleep row, with no client
-WORKLOAD = {"workload": "sleep", "buffer": None, "client": None}
+WORKLOAD = {"workload": "sleep", "buffer": None, "client": None, "params": None}
 NEWER_MEASURED = {
     "ready_deadline_s": None,
     "timeout_extended_s": None,

@@ -123,4 +123,4 @@ def test_workload_placeholders_are_only_for_workload_commands(tmp_path):
     with pytest.raises(tasks.ManifestError, match="port"):
         _load(tmp_path, 'env = { P = "{port}" }\n')
     with pytest.raises(tasks.ManifestError, match="unknown workload"):
-        _load(tmp_path, '[variant.workloads.http]\nrun = ["x"]\n')
+        _load(tmp_path, '[variant.workloads.smtp]\nrun = ["x"]\n')
