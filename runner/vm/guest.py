@@ -25,6 +25,7 @@ from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
 from runner.results.merge import Merged, merge
 from runner.results.store import CAPACITY, RUNS, SWEEPS, TIMELINES
+from runner.tasks import registry
 from runner.vm import boot, kernels
 
 # Options of `memrun sweep` the guest's command sets itself (True: the option takes a value).
@@ -89,6 +90,7 @@ def run(
     share.mkdir(parents=True)
     results = share / "results"
     _seed(out, results)
+    registry.snapshot(share / "listings.json")  # the versions the host chose, for a guest offline
     guest_label = f"{label}@{kernel.release}"
     env = {
         "HOME": "/root",
@@ -97,6 +99,7 @@ def run(
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
+        registry.LISTINGS_ENV: str(share / "listings.json"),
         **{k: os.environ[k] for k in PASSED_ENV if k in os.environ},
     }
     # the host's interpreter, as the host ran it: a build stamp names the tools' paths, and the

@@ -156,3 +156,26 @@ def test_capacity_searches_in_the_guest_and_the_next_call_sees_what_it_stored(tm
     assert again.returncode == 0, again.stderr[-3000:]
     assert "resume: 1 result(s) already" in again.stderr, again.stderr[-3000:]
     assert rows(out) == probes and len((out / "capacity.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
+    """bisect --kernel: each version is installed and built on the host, its runs are made in a
+    guest (which has no network: it chooses from the host's listing), labelled LABEL@RELEASE, and
+    the search finds the change as on the host."""
+    _need_vm()
+    out = tmp_path / "res"
+    versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
+    p = run(
+        *("bisect", "fakelib", "fakelib", "1.4.0..1.6.0", "--n", "4000", "--sleep", "1", "--label", "box"),
+        *("--kernel", "6.12", "--out", str(out)),
+        tmp_path=tmp_path,
+        env={"MEMRUN_TASKS": str(versioned)},
+        timeout=1500,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "first changed: fakelib 1.5.0" in p.stdout, p.stdout
+    stored = rows(out)
+    assert {r["label"] for r in stored} == {r["label"] for r in stored if r["label"].startswith("box@6.12")}
+    assert all(r["cgroup_version"] == "v2" and r["verdict"] == "valid" for r in stored)
+    assert {r["variant"] for r in stored} <= {"fakelib@1.4.0", "fakelib@1.5.0", "fakelib@1.6.0"}
