@@ -167,7 +167,7 @@ def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
     out = tmp_path / "res"
     versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
     p = run(
-        *("bisect", "fakelib", "fakelib", "1.4.0..1.6.0", "--n", "4000", "--sleep", "1", "--label", "box"),
+        *("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "1", "--label", "box"),
         *("--kernel", "6.12", "--out", str(out)),
         tmp_path=tmp_path,
         env={"MEMRUN_TASKS": str(versioned)},
@@ -178,4 +178,4 @@ def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
     stored = rows(out)
     assert {r["label"] for r in stored} == {r["label"] for r in stored if r["label"].startswith("box@6.12")}
     assert all(r["cgroup_version"] == "v2" and r["verdict"] == "valid" for r in stored)
-    assert {r["variant"] for r in stored} <= {"fakelib@1.4.0", "fakelib@1.5.0", "fakelib@1.6.0"}
+    assert {r["variant"] for r in stored} == {"fakelib@1.4.0", "fakelib@1.5.0"}
