@@ -14,6 +14,7 @@ from runner import sweep as sweeping
 from runner.bisection.search import Probe
 from runner.inputs import SleepSpec
 from runner.results import ResultsDir
+from runner.results.store import SWEEPS, read_jsonl
 from runner.tasks import Variant, chosen, is_built, readiness, registry
 from runner.tasks.versionspec import VersionSpec
 
@@ -38,15 +39,18 @@ class Prober:
         log: Callable[[str], None],
         progress: Callable[[], Any],
         on_probe: Callable[[Probe], None],
+        kernel: str | None = None,
     ) -> None:
         """memory_cap: the cap for every run, worked out at the first measurement (under the
         lock); progress: a fresh sweep printer per version (its .progress() and .clear());
-        on_probe: each version's figures as they come."""
+        on_probe: each version's figures as they come; kernel: measure each version in a VM of
+        this Debian kernel (runner.vm), built here first, its runs labelled LABEL@RELEASE."""
         self.variant, self.spec, self.n, self.metric = variant, spec, n, metric
         self.sleep, self.out, self.timeout, self.interval = sleep, out, timeout, interval
         self.label = label or socket.gethostname()
         self.resolve_cap, self.command = memory_cap, command
         self.log, self.progress, self.on_probe = log, progress, on_probe
+        self.kernel = kernel
         self.memory_cap: int | None = None
         self.capped = False
         self.chosen: dict[str, Variant] = {}
@@ -90,14 +94,38 @@ class Prober:
                 self.built.add(version)
             elif ready and not opts.build_errors:
                 self.up_to_date.add(version)
-            printer = self.progress()
-            end = sweeping.run_sweep(opts, printer.progress())
-            printer.clear()
-            self.sweeps.setdefault(version, []).append(end["sweep_id"])
+            if self.kernel is None:
+                printer = self.progress()
+                end = sweeping.run_sweep(opts, printer.progress())
+                printer.clear()
+                self.sweeps.setdefault(version, []).append(end["sweep_id"])
+            else:
+                self.sweeps.setdefault(version, []).extend(self._in_guest(version, more))
             self.made[version] = self.made.get(version, 0) + more
         result = dataclasses.replace(self.probe(version, variant.name), built=version in self.built)
         self.on_probe(result)
         return result
+
+    def _in_guest(self, version: str, runs: int) -> list[str]:
+        """The version's runs at N=1 and N made by a sweep in the kernel's guest (built here, its
+        choice of version given to the guest with the host's listing); the ids of its sweeps."""
+        from runner.limits.host import default_memory_cap
+        from runner.vm import guest
+
+        args = ["-r", self.variant.name, "--version", f"{self.spec.name}={version}", "--n", f"1,{self.n}"]
+        args += ["--repeat", str(runs), "--sleep", str(self.sleep), "--interval", f"{self.interval * 1000:g}"]
+        if self.timeout is not None:
+            args += ["--timeout", f"{self.timeout:g}"]
+        before = self._sweep_ids()
+        assert self.kernel is not None
+        # the guest's memory is this machine's cap; its runs' cap is the guest's own (auto)
+        memory = self.memory_cap or default_memory_cap() or (2 << 30)
+        guest.run(self.kernel, "sweep", args, self.out, self.label, memory, self.log)
+        return sorted(self._sweep_ids() - before)
+
+    def _sweep_ids(self) -> set[str]:
+        path = self.out.path / SWEEPS
+        return {str(s.get("sweep_id")) for s in read_jsonl(path)} if path.exists() else set()
 
     def probe(self, version: str, name: str) -> Probe:
         """The version's figures from its stored runs: medians at N=1 and N, their spread."""

@@ -17,7 +17,7 @@ A probe fits when its tasks held under the cap through their sleep, whatever its
 
 from runner.capacity.check import BoundaryCheck, run_checks
 from runner.capacity.probes import CapacityOptions, CapacityProgress
-from runner.capacity.run import mine, run_capacity
+from runner.capacity.run import label_of, mine, run_capacity
 from runner.capacity.search import TOLERANCE, search
 from runner.capacity.timing import interpolate
 from runner.results.capacity import CapacityResult
@@ -29,6 +29,7 @@ __all__ = [
     "CapacityProgress",
     "CapacityResult",
     "interpolate",
+    "label_of",
     "mine",
     "run_capacity",
     "run_checks",

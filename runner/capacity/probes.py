@@ -36,6 +36,7 @@ class CapacityOptions:
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
     workload: str = DEFAULT  # the variants above are seen under it (Variant.under)
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
+    label: str | None = None  # --label; None: the host name (with the futex hash, if set)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -219,6 +220,7 @@ def answer(
         stalled=len(stalled),
         stall=stalled[-1].reason if stalled else None,
         stall_remedy=stalled[-1].remedy if stalled else None,
+        label=identity.get("label"),
         **more,
     )
 
@@ -238,7 +240,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     asked (and busy, i.e. something will run). Yields the identity each probe record carries."""
     session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     versions, meta = context(opts.variants)
-    label = futex.label(meta["host"], opts.futex_hash)
+    label = label_of(opts)
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     start["workload"] = opts.workload
     opts.out.add_sweep({**start, "budgets": opts.budgets})
@@ -259,10 +261,23 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 
 
+def label_of(opts: CapacityOptions) -> str:
+    """The label a search stores: --label, else the host name (with --futex-hash's suffix)."""
+    return opts.label or futex.label(socket.gethostname(), opts.futex_hash)
+
+
 def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
-    """The stored capacity results of the options' workload (a row written before there were
-    workloads is a sleep result)."""
-    return [r for r in opts.out.existing_capacity() if workloads.of(r) == opts.workload]
+    """The stored capacity results of the options' workload and label (a row written before there
+    were workloads is a sleep result; one written before rows kept their label was labelled with
+    its host name, as a search without --label still is)."""
+    label = label_of(opts)
+    default = opts.label is None or opts.label == futex.label(socket.gethostname(), opts.futex_hash)
+    return [
+        r
+        for r in opts.out.existing_capacity()
+        if workloads.of(r) == opts.workload
+        and (r.get("label") == label or (r.get("label") is None and default))
+    ]
 
 
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:

@@ -17,6 +17,7 @@ import click
 from runner.bisection import Outcome, Probe, another_change, built, search
 from runner.bisection.probe import Prober
 from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.kernels import check_kernels, is_host, kernel_option
 from runner.cli.options import (
     INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
@@ -60,6 +61,7 @@ from runner.units import KIB, MB
 @click.option(
     "--wait", is_flag=True, help="Queue behind another measurement instead of exiting with status 2."
 )
+@kernel_option("the search (each version's runs)")
 def bisect(
     variant_name: str,
     library: str,
@@ -75,15 +77,21 @@ def bisect(
     interval: float,
     memory_cap: int | str,
     wait: bool,
+    kernels: tuple[str, ...],
 ) -> None:
     """Find the first version of LIBRARY (a [versions.LIBRARY] table of VARIANT's task.toml: tokio,
     go, node…) between FROM and TO whose per-task cost at N, (M(N) - M(1)) / N, differs from FROM's
     by more than --threshold. Binary search over the versions the registry lists in the range: it
     builds only the versions it probes, at most ceil(log2(versions)) + 2 of them, and prints each
     version tried with its figures, then the first changed version.
+
+    --kernel K searches in a VM of that Debian kernel: each version is built here and its runs are
+    made in a guest (one boot per version probed), stored under LABEL@RELEASE; with several
+    kernels, one search each.
     """
     from runner.analysis.compare import parse_threshold
     from runner.tasks import registry
+    from runner.vm import VmError
 
     variant = select_variants([variant_name])[0]
     spec = variant.folder.versions.get(library)
@@ -107,40 +115,45 @@ def bisect(
         raise InputError(str(e)) from None
     if n < 2:
         raise InputError("--n must be at least 2: the per-task cost compares N with N=1")
+    check_kernels(kernels)
     versions = sorted({*versions, *ends}, key=registry.key)
     runs = repeat or (3 if variant.spread else 1)
     out = ResultsDir(out_dir)
-    probe = Prober(
-        variant,
-        spec,
-        n,
-        metric,
-        sleep,
-        out,
-        timeout=timeout,
-        interval=interval / 1000.0,
-        label=label,
-        memory_cap=lambda: resolve_memory_cap(memory_cap, log=err),
-        command=" ".join(["memrun", *sys.argv[1:]]),
-        log=err,
-        progress=SweepPrinter,
-        on_probe=lambda p: click.echo(_line(p, n, metric)),
-    )
     click.echo(
         f"bisect {variant.name}: {spec.name} {versions[0]} .. {versions[-1]}, {len(versions)} releases "
         f"in the registry's list; per-task {metric} at N={n:,}, threshold {limit:.0%}; "
         f"at most {Outcome(versions, limit).bound} builds"
     )
     with machine(wait):
-        try:
-            outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
-        except ResultsError as e:
-            raise InputError(str(e)) from None
-        except KeyboardInterrupt:
-            click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
-            sys.exit(130)
-    for line in _summary(outcome, probe, spec.name, n, out):
-        click.echo(line)
+        for kernel in dict.fromkeys(kernels or ("host",)):
+            probe = Prober(
+                variant,
+                spec,
+                n,
+                metric,
+                sleep,
+                out,
+                timeout=timeout,
+                interval=interval / 1000.0,
+                label=label,
+                memory_cap=lambda: resolve_memory_cap(memory_cap, log=err),
+                command=" ".join(["memrun", *sys.argv[1:]]),
+                log=err,
+                progress=SweepPrinter,
+                on_probe=lambda p: click.echo(_line(p, n, metric)),
+                kernel=None if is_host(kernel) else kernel,
+            )
+            if kernels:
+                click.echo(f"on {'this machine' if is_host(kernel) else 'kernel ' + kernel}:")
+            try:
+                outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
+            except (ResultsError, VmError) as e:
+                raise InputError(str(e)) from None
+            except KeyboardInterrupt:
+                click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
+                sys.exit(130)
+            for line in _summary(outcome, probe, spec.name, n, out):
+                click.echo(line)
 
 
 def _line(p: Probe, n: int, metric: str) -> str:

@@ -15,6 +15,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
+from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
 from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.cli.progress import capacity_progress
 from runner.results import ResultsDir, ResultsError
@@ -73,6 +74,13 @@ from runner.results import ResultsDir, ResultsError
 @FUTEX_HASH_OPTION
 @workload_option()
 @BUFFER_OPTION
+@click.option(
+    "--label",
+    default=None,
+    help="Stored with every probe and answer (default: the host name); answers of different labels "
+    "are never pooled, and a search counts only the stored runs of its own.",
+)
+@kernel_option("each search")
 def capacity(
     budgets_text: str,
     variant_names: tuple[str, ...],
@@ -88,6 +96,8 @@ def capacity(
     futex_hash: int | None,
     workload: str,
     buffer: int,
+    label: str | None,
+    kernels: tuple[str, ...],
 ) -> None:
     """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
     (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
@@ -112,14 +122,17 @@ def capacity(
 
     --workload connections searches how many idle TCP connections a server holds in the budget
     (memrun's load client runs outside the capped cgroup); variants without it are not searched.
+
+    --kernel K runs the searches in a VM of that Debian kernel (as `sweep --kernel` does), with the
+    stored runs of OUT to count and its answers stored under LABEL@RELEASE.
     """
     from runner import capacity as searching
     from runner.capacity import prepare
-    from runner.show.tables.capacity import capacity_json_lines, capacity_markdown
 
     budgets = _budgets(budgets_text)
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
+    check_kernels(kernels)
     out = ResultsDir(out_dir)
     try:
         records = prepare.history(out, history, workload)
@@ -137,27 +150,57 @@ def capacity(
         futex_hash=futex_hash,
         workload=workload,
         buffer=buffer,
+        label=label.strip() if label else None,
     )
     with machine(wait):
         prepare.prepare(opts, log=err)
-        try:
-            if check:
-                checks = searching.run_checks(opts, capacity_progress(), _on_check)
+        held = True
+        for kernel in dict.fromkeys(kernels or ("host",)):
+            if is_host(kernel):
+                held = _here(opts, check, as_json) and held
             else:
-                results = searching.run_capacity(opts, capacity_progress())
-        except KeyboardInterrupt:
-            click.echo(f"interrupted: every probe is kept in {out.path}; continue with --resume", err=True)
-            sys.exit(130)
+                args = _guest_args(budgets_text, opts, resume, fresh, check, as_json)
+                label = searching.label_of(opts)
+                held = in_guest(kernel, "capacity", args, out, label, None).returncode == 0 and held
+    if not held:
+        sys.exit(1)
+
+
+def _here(opts, check: bool, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
+    """The searches (or checks) on this machine, their table printed; False when a check found an
+    answer that does not hold."""
+    from runner import capacity as searching
+    from runner.show.tables.capacity import capacity_json_lines, capacity_markdown, cost_total
+
+    try:
+        if check:
+            checks = searching.run_checks(opts, capacity_progress(), _on_check)
+        else:
+            results = searching.run_capacity(opts, capacity_progress())
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: every probe is kept in {opts.out.path}; continue with --resume", err=True)
+        sys.exit(130)
     if check:
-        _report_checks(checks, out, as_json)
-        return
+        return _report_checks(checks, opts.out, as_json)
     rows = [r.to_json() for r in results]
     if rows:
-        from runner.show.tables.capacity import cost_total
-
         err(f"cost against the floor: {cost_total(rows)}")
     shown = searching.mine(opts)
     click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(shown), nl=False)
+    return True
+
+
+def _guest_args(budgets: str, opts, resume: bool, fresh: bool, check: bool, as_json: bool) -> list[str]:  # type: ignore[no-untyped-def]
+    """The searches' own options, as the command in a guest takes them (it sets --out, --label and
+    --raise-limits itself); the guest's OUT is a copy of this one, so --from is not passed on."""
+    args = ["--memory", budgets, "--workload", opts.workload, "--buffer", str(opts.buffer)]
+    args += ["--interval", f"{opts.interval * 1000:g}"]
+    for variant in opts.variants:
+        args += ["-r", variant.name]
+    if opts.futex_hash is not None:
+        args += ["--futex-hash", str(opts.futex_hash)]
+    flags = {"--resume": resume, "--fresh": fresh, "--check": check, "--json": as_json}
+    return args + [flag for flag, on in flags.items() if on]
 
 
 def _budgets(text: str) -> list[int]:
@@ -185,7 +228,7 @@ def _on_check(check) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def _report_checks(checks, out: ResultsDir, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+def _report_checks(checks, out: ResultsDir, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
     import json
 
     from runner.show.tables.capacity import check_markdown
@@ -194,5 +237,4 @@ def _report_checks(checks, out: ResultsDir, as_json: bool) -> None:  # type: ign
         raise InputError(f"no capacity result in {out.path} for these variants and budgets to check")
     rows = [c.to_json() for c in checks]
     click.echo("".join(json.dumps(r) + "\n" for r in rows) if as_json else check_markdown(rows), nl=False)
-    if not all(c.held for c in checks if not c.skipped):
-        sys.exit(1)
+    return all(c.held for c in checks if not c.skipped)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from runner.cli.kernels import kernel_option
+
 DEFAULT_NS = "1,1e4,1e5,1e6"
 
 N_OPTION = click.option(
@@ -85,14 +87,4 @@ SHARD_OPTION = click.option(
     "other variants or sizes are added.",
 )
 
-KERNEL_OPTION = click.option(
-    "--kernel",
-    "kernels",
-    multiple=True,
-    metavar="K",
-    help="Run the sweep inside a VM of this Debian kernel (repeatable): a line (6.1, 6.12: the newest "
-    "apt knows), a package (linux-image-6.12.117+deb12-amd64), or 'host' for this machine itself. "
-    "The guest boots on this filesystem with virtme-ng (KVM when a probe boot shows it works, else "
-    "TCG: about 10x slower, the same memory), gets this machine's memory cap and CPUs, raises its own "
-    "limits, and its runs join OUT labelled LABEL@RELEASE.",
-)
+KERNEL_OPTION = kernel_option("the sweep")

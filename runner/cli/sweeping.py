@@ -16,6 +16,7 @@ from runner.cli.app import (
     main,
     select_variants,
 )
+from runner.cli.kernels import check_kernels, in_guest, is_host
 from runner.cli.options import (
     BUFFER_OPTION,
     FUTEX_HASH_OPTION,
@@ -128,7 +129,7 @@ def sweep(
     check_raise_limits(raise_limits)
     check_futex_hash(futex_hash)
     out = ResultsDir(out_dir)
-    _check_kernels(kernels)
+    check_kernels(kernels)
     install = versioned(select_variants(variant_names), bool(variant_names), version_items, preset)
     opts = sweeping.SweepOptions(
         variants=[],
@@ -160,47 +161,20 @@ def sweep(
             _sweep(opts, out)
             return
         for kernel in dict.fromkeys(kernels):
-            _sweep(opts, out) if kernel.strip() == "host" else _in_guest(kernel, opts, out)
-
-
-def _check_kernels(kernels: tuple[str, ...]) -> None:
-    """Every --kernel resolved before anything is built: one that apt does not know is one line."""
-    from runner.vm import VmError
-    from runner.vm import kernels as debian
-
-    for kernel in kernels:
-        try:
-            debian.resolve(kernel)
-        except VmError as e:
-            raise InputError(str(e)) from None
+            _sweep(opts, out) if is_host(kernel) else _in_guest(kernel, opts, out)
 
 
 def _in_guest(kernel: str, opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
     """The same cells in a VM of the kernel (runner.vm): built here first, run there."""
     from runner import sweep as sweeping
-    from runner.limits.host import default_memory_cap
-    from runner.vm import VmError
-    from runner.vm.guest import sweep as guest_sweep
+    from runner.vm.guest import guest_args
 
     try:
         sweeping.prepare(opts, log=err)
     except ResultsError as e:
         raise InputError(str(e)) from None
     argv = sys.argv[sys.argv.index("sweep") + 1 :] if "sweep" in sys.argv else []
-    memory = opts.memory_cap or default_memory_cap() or (2 << 30)
-    try:
-        done = guest_sweep(kernel, argv, out, opts.label, memory, log=err)
-    except VmError as e:
-        raise InputError(str(e)) from None
-    except KeyboardInterrupt:
-        click.echo(
-            f"interrupted: the guest of {kernel} was stopped; nothing of it was added to {out.path}", err=True
-        )
-        sys.exit(130)
-    err(
-        f"{done.release}: {done.merged.runs:,} runs joined into {out.path} as {done.label!r} "
-        f"({'KVM' if done.kvm else 'TCG'}, {done.wall_s:.0f} s from boot to shutdown)"
-    )
+    in_guest(kernel, "sweep", guest_args(argv), out, opts.label, opts.memory_cap)
 
 
 def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@
 back (load), and tables over them (summary: the only part that needs pandas, so import it as
 runner.results.summary)."""
 
-from runner.results.load import latest_capacity, load_capacity, load_records, load_sweeps
+from runner.results.load import capacity_by_label, latest_capacity, load_capacity, load_records, load_sweeps
 from runner.results.record import METRICS, RunRecord
 from runner.results.store import ResultsDir, ResultsError, ResultsWriteError, TornRecordWarning, read_jsonl
 
@@ -13,6 +13,7 @@ __all__ = [
     "ResultsWriteError",
     "RunRecord",
     "TornRecordWarning",
+    "capacity_by_label",
     "latest_capacity",
     "load_capacity",
     "load_records",

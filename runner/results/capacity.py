@@ -73,6 +73,10 @@ class CapacityResult:
     # Why this row was written: "" for a search; for a check, "held in a check" or
     # "lowered: failed at 74,600 in a check" (a check never raises an answer).
     why: str = ""
+    # The label of the search's probes (`capacity --label`, or LABEL@RELEASE for a guest's): answers
+    # of different machines or kernels are never one answer. None in rows written before the row
+    # kept it (load_capacity then takes it from the probes' runs).
+    label: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property

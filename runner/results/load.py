@@ -57,6 +57,16 @@ def load_sweeps(paths: Iterable[Path]) -> list[dict[str, Any]]:
     return list(merged.values())
 
 
+def capacity_by_label(results: Iterable[dict[str, Any]]) -> dict[str | None, list[dict[str, Any]]]:
+    """The answers per label, in the order given: a table or figure never mixes two machines' or
+    kernels' answers (the label of a row from before rows kept one is its search's, from
+    load_capacity)."""
+    out: dict[str | None, list[dict[str, Any]]] = {}
+    for r in results:
+        out.setdefault(r.get("label"), []).append(r)
+    return out
+
+
 def latest_capacity(results: Iterable[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
     """The last result per (variant, budget) in the order given: a later search replaces one."""
     return {(r["variant"], int(r["budget_bytes"])): r for r in results}
@@ -68,11 +78,22 @@ def load_capacity(paths: Iterable[Path]) -> list[dict[str, Any]]:
     for f in _runs_files(paths):
         path = f.parent / CAPACITY
         if path.exists():
+            labels = _session_labels(f.parent / SWEEPS)
             # through the typed record: a row from before a field existed gets its default
             for i, row in _records(path):
                 try:
                     result = CapacityResult.from_json(row)
                 except KeyError as e:
                     raise ResultsError(f"{path}:{i}: capacity result lacks {e.args[0]}") from None
+                if result.label is None:  # written before rows kept it: its search's label
+                    result.label = labels.get(result.capacity_id)
                 out.append({**result.to_json(), "source": str(f.parent)})
     return out
+
+
+def _session_labels(path: Path) -> dict[str, str]:
+    """sweep (or capacity search) id -> the label its start record gives."""
+    if not path.exists():
+        return {}
+    rows = read_jsonl(path)
+    return {str(r["sweep_id"]): str(r["label"]) for r in rows if r.get("event") == "start" and r.get("label")}

@@ -7,9 +7,12 @@ never measure the installed version under another version's name.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from runner.paths import locations
 from runner.tasks.manifest import TaskFolder
@@ -20,6 +23,8 @@ from runner.tasks.versionspec import VersionSpec
 INSTALLED = "installed"  # the default build, as a choice beside versions
 _RELEASE = re.compile(r"^\d+(?:\.\d+)*$")
 _cache: dict[tuple[str, str], Listing] = {}
+# A guest (runner.vm) has no network: the host gives it the listings it used, in a file this names.
+LISTINGS_ENV = "MEMRUN_LISTINGS"
 
 
 class RegistryError(ValueError):
@@ -79,8 +84,31 @@ def listing(tf: TaskFolder, spec: VersionSpec) -> Listing:
     """The versions of `spec` (cached per process: a bisect asks many times, the registry once)."""
     cache_key = (str(tf.manifest), spec.name)
     if cache_key not in _cache:
-        _cache[cache_key] = _machine(tf, spec) if spec.tool else _registry(tf, spec)
+        given = _given(cache_key, spec)
+        _cache[cache_key] = given or (_machine(tf, spec) if spec.tool else _registry(tf, spec))
     return _cache[cache_key]
+
+
+def snapshot(path: Path) -> None:
+    """Write the listings this process has used, for a guest to read (LISTINGS_ENV): a guest
+    chooses the same versions the host chose and installed, without a registry."""
+    rows = [
+        {"manifest": m, "name": n, "versions": got.versions, "paths": got.paths, "source": got.source}
+        for (m, n), got in _cache.items()
+    ]
+    path.write_text(json.dumps(rows))
+
+
+def _given(cache_key: tuple[str, str], spec: VersionSpec) -> Listing | None:
+    """The host's listing of this axis, in a guest; None elsewhere, or for an axis it did not list."""
+    where = os.environ.get(LISTINGS_ENV)
+    if not where or not Path(where).exists():
+        return None
+    for row in json.loads(Path(where).read_text()):
+        if (row["manifest"], row["name"]) == cache_key:
+            source = f"{row['source']}, as the host listed it"
+            return Listing(spec, list(row["versions"]), dict(row["paths"]), source)
+    return None
 
 
 def _registry(tf: TaskFolder, spec: VersionSpec) -> Listing:

@@ -1,10 +1,14 @@
-"""A sweep inside a guest: the user's own sweep options, run there as root with the guest's
-limits raised, its runs joined into the host's results under `<label>@<release>`.
+"""A measuring command inside a guest: the user's own `sweep` or `capacity`, run there as root
+with the guest's limits raised, its runs joined into the host's results under
+`<label>@<release>`.
 
 The guest's memrun is this checkout's, on the host's filesystem (read-only there): the host
-builds first, the guest only runs. Its lock and limits journal live in the guest's /run; its
-results go to a folder the host shares with it, and are joined into the host's results
-directory (runner.results.merge) once it is done, so an interrupted guest adds nothing half-way.
+builds first, the guest only runs. Its lock and limits journal live in the guest's /run. Its
+results go to a folder the host shares with it, which starts as a copy of the host's results
+directory, so that the guest sees what is stored already (`--resume`, a capacity's evidence from
+earlier searches of the same label); once the guest is done the folder is joined into the host's
+directory (runner.results.merge: nothing is added twice), so an interrupted guest adds nothing
+half-way.
 """
 
 from __future__ import annotations
@@ -20,11 +24,14 @@ from dataclasses import dataclass
 from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
 from runner.results.merge import Merged, merge
+from runner.results.store import CAPACITY, RUNS, SWEEPS, TIMELINES
+from runner.tasks import registry
 from runner.vm import boot, kernels
 
 # Options of `memrun sweep` the guest's command sets itself (True: the option takes a value).
 OWN = {"--kernel": True, "--out": True, "--label": True, "--wait": False, "--raise-limits": False}
 PASSED_ENV = ("MEMRUN_TASKS", "MEMRUN_BUILD")  # where the tasks and builds are, if not the default
+MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out, --label, --raise-limits
 
 
 def guest_args(argv: list[str]) -> list[str]:
@@ -44,28 +51,33 @@ def guest_args(argv: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class GuestSweep:
-    """What one kernel's guest sweep did."""
+class GuestRun:
+    """What one kernel's guest did."""
 
     package: str
     release: str
     label: str
     kvm: bool
     wall_s: float
+    returncode: int
     merged: Merged
 
 
-def sweep(
+def run(
     spec: str,
-    argv: list[str],
+    command: str,
+    args: list[str],
     out: ResultsDir,
     label: str,
     memory: int,
     log: Callable[[str], None],
-) -> GuestSweep:
-    """Run `memrun sweep ARGV` in a guest of the kernel `spec` names (not "host"), with the memory
-    given (the host's cap) and the host's CPUs, and join its runs into OUT labelled
-    `<label>@<release>`. VmError when the kernel cannot be had or the guest ran nothing."""
+) -> GuestRun:
+    """Run `memrun COMMAND ARGS` in a guest of the kernel `spec` names (not "host"), with the
+    memory given (the host's cap) and the host's CPUs, and join its runs into OUT labelled
+    `<label>@<release>`. ARGS must not hold --out, --label or --raise-limits: the guest sets them.
+    VmError when the kernel cannot be had or the guest stored nothing."""
+    if command not in MEASURING:
+        raise ValueError(f"a guest runs {' or '.join(MEASURING)}, not {command!r}")
     if need := boot.missing_tools():
         raise boot.VmError(f"--kernel needs {', '.join(need)} (memrun setup installs them)")
     package = kernels.resolve(spec)
@@ -77,6 +89,8 @@ def sweep(
     shutil.rmtree(share, ignore_errors=True)
     share.mkdir(parents=True)
     results = share / "results"
+    _seed(out, results)
+    registry.snapshot(share / "listings.json")  # the versions the host chose, for a guest offline
     guest_label = f"{label}@{kernel.release}"
     env = {
         "HOME": "/root",
@@ -85,25 +99,40 @@ def sweep(
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
+        registry.LISTINGS_ENV: str(share / "listings.json"),
         **{k: os.environ[k] for k in PASSED_ENV if k in os.environ},
     }
     # the host's interpreter, as the host ran it: a build stamp names the tools' paths, and the
     # guest (on a read-only root) must find every build up to date
-    sweep_argv = [sys.executable, "-m", "runner", "sweep", *guest_args(argv)]
-    sweep_argv += ["--raise-limits", "--label", guest_label]
-    command = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command += " " + shlex.join([*sweep_argv, "--out", str(results)])
+    argv = [sys.executable, "-m", "runner", command, *args]
+    argv += ["--raise-limits", "--label", guest_label, "--out", str(results)]
+    line = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + shlex.join(argv)
     cpus = os.cpu_count() or 1
     how = "KVM" if kvm else "TCG emulation"
-    log(f"memrun: booting {package} ({how}, {memory >> 20:,} MiB, {cpus} CPUs); the sweep runs inside")
+    log(f"memrun: booting {package} ({how}, {memory >> 20:,} MiB, {cpus} CPUs); `{command}` runs inside")
+    before = _stored(results)
     t0 = time.monotonic()
-    done = boot.run(boot.Guest(kernel.image, kernel.release, memory, cpus, kvm, share), command)
+    done = boot.run(boot.Guest(kernel.image, kernel.release, memory, cpus, kvm, share), line)
     wall = time.monotonic() - t0
-    if not (results / "runs.jsonl").exists():
+    if _stored(results) == before:
         shutil.rmtree(share, ignore_errors=True)
         raise boot.VmError(
-            f"the guest of {kernel.release} ran no sweep (exit {done.returncode}); see its output above"
+            f"the guest of {kernel.release} ran no {command} (exit {done.returncode}); see its output above"
         )
     merged = merge(out, [results])
     shutil.rmtree(share, ignore_errors=True)
-    return GuestSweep(package, kernel.release, guest_label, kvm, wall, merged)
+    return GuestRun(package, kernel.release, guest_label, kvm, wall, done.returncode, merged)
+
+
+def _seed(out: ResultsDir, results) -> None:  # type: ignore[no-untyped-def]
+    """The guest's results directory starts as a copy of OUT's files."""
+    results.mkdir()
+    for name in (RUNS, SWEEPS, TIMELINES, CAPACITY):
+        if (out.path / name).exists():
+            shutil.copyfile(out.path / name, results / name)
+
+
+def _stored(results) -> int:  # type: ignore[no-untyped-def]
+    """How much the guest's records of its commands hold: every sweep and search writes its start
+    there, even one that finds nothing left to run."""
+    return (results / SWEEPS).stat().st_size if (results / SWEEPS).exists() else 0

@@ -299,3 +299,23 @@ def test_a_stored_answer_at_the_kernel_limits_ceiling_is_the_start(tmp_path, mon
     assert f"{ceiling:,} fit the search stored" in start.how and "failed" not in start.how
     beyond = dataclasses.replace(stored, max_n=30_000)  # the limit was raised further then
     assert _start(prober.variant, 1024 * MIB, prober, None, Prior(beyond, False)).n == ceiling
+
+
+def test_a_search_counts_only_the_answers_and_runs_of_its_own_label(tmp_path):
+    """--label: answers of two labels (two machines, or a guest's kernel) are never one answer;
+    --resume skips only its own label's."""
+    require(cgroups.detect()[0] is not None, "a memory cgroup controller")
+    first = _capacity(tmp_path, "--memory", "48MiB", "--label", "a")
+    assert first.returncode == 0, first.stderr
+    other = _capacity(tmp_path, "--memory", "48MiB", "--label", "b", "--resume")
+    assert other.returncode == 0 and "resume: 0 result(s) already" in other.stderr, other.stderr
+    again = _capacity(tmp_path, "--memory", "48MiB", "--label", "a", "--resume")
+    assert "resume: 1 result(s) already" in again.stderr and "0 to search" in again.stderr, again.stderr
+    results = [json.loads(line) for line in (tmp_path / "res" / "capacity.jsonl").read_text().splitlines()]
+    assert [r["label"] for r in results] == ["a", "b"]
+    probes = rows(tmp_path / "res")
+    for r in results:  # each answer's evidence is its own label's probes only
+        mine = [p for p in probes if p["label"] == r["label"]]
+        assert r["evidence_runs"] == r["probes"] == len(mine) and {p["run_id"] for p in mine} == set(
+            r["probe_ids"]
+        )

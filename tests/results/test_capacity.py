@@ -68,3 +68,20 @@ def test_a_row_without_its_variant_is_an_error_naming_the_line(tmp_path):
     (tmp_path / "capacity.jsonl").write_text('{"budget_bytes": 1, "max_n": 1}\n')
     with pytest.raises(ResultsError, match=r"capacity.jsonl:1: .*lacks variant"):
         load_capacity([tmp_path])
+
+
+def test_a_row_without_a_label_takes_its_searchs_and_a_new_row_keeps_its_own(tmp_path):
+    """Rows written before capacity rows kept their label get the one their search's start record
+    gives; a guest's row (LABEL@RELEASE) keeps its own."""
+    (tmp_path / "runs.jsonl").write_text("")
+    sweeps = [
+        {"sweep_id": "s1", "event": "start", "kind": "capacity", "label": "box"},
+        {"sweep_id": "s1", "event": "end"},
+    ]
+    (tmp_path / "sweeps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sweeps))
+    old = {"variant": "go", "budget_bytes": 1 << 28, "max_n": 9, "capacity_id": "s1"}
+    guest = {**old, "capacity_id": "s2", "label": "box@6.12.117+deb12-amd64"}
+    lost = {**old, "capacity_id": "s3"}  # its search's record is gone: no label to give
+    (tmp_path / "capacity.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (old, guest, lost)))
+    labels = [r["label"] for r in load_capacity([tmp_path])]
+    assert labels == ["box", "box@6.12.117+deb12-amd64", None]

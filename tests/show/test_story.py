@@ -246,3 +246,19 @@ def test_inspect_overlap_lists_each_valid_run_with_its_proof():
     lines = overlap_table([held, grew], {"r1": timeline, "r2": grown})
     assert lines[0].split()[:3] == ["variant", "N", "ready"]
     assert lines[1].endswith("wall < 2×sleep  1.00") and lines[2].endswith("0.40 (grew)")
+
+
+def test_a_pinned_http_server_is_told_on_its_own_cpus(tmp_path):
+    """An http server runs under taskset on its share of the CPUs: its CPU line names that share,
+    not all the machine's CPUs."""
+    d = ResultsDir(tmp_path / "res")
+    d.check_writable()
+    d.add_sweep({"sweep_id": "s1", "event": "start", "cpus": 2, "workload": "http"})
+    pinned = RunRecord(
+        variant="go", n=100, verdict="valid", code="ok", sweep_id="s1", run_id="h", result=result(),
+        workload="http", client={"cpus": {"server": "0", "client": "1"}},
+    )  # fmt: skip
+    d.add_run(pinned, [])
+    r = CliRunner().invoke(main, ["inspect", str(d.path), "-r", "go", "--n", "100", "--workload", "http"])
+    assert r.exit_code == 0, r.output
+    assert "pinned to CPU 0 of 2" in r.output and "on 2 CPUs" not in r.output, r.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,21 @@ def test_a_registry_that_cannot_list_says_so_in_one_line(tmp_path):
     tf = load_folder(folder)
     with pytest.raises(registry.RegistryError, match=r"cannot list fakelib versions: .* failed"):
         registry.listing(tf, tf.versions["fakelib"])
+
+
+def test_a_guest_chooses_from_the_listing_the_host_gave_it_without_a_registry(tmp_path, monkeypatch):
+    """A guest (runner.vm) has no network: the host writes the listings it used, and with
+    MEMRUN_LISTINGS naming that file a folder whose registry cannot list still chooses."""
+    tf, spec = _spec()
+    monkeypatch.setattr(registry, "_cache", {})
+    listed = registry.listing(tf, spec)
+    registry.snapshot(tmp_path / "listings.json")
+    monkeypatch.setattr(registry, "_cache", {})
+    dead = load_folder(FAKELIB)  # the same manifest, its registry now failing
+    dead.versions["fakelib"] = dataclasses.replace(spec, list=["false"])
+    with pytest.raises(registry.RegistryError):  # without the host's listing: no registry
+        registry.listing(dead, dead.versions["fakelib"])
+    monkeypatch.setenv(registry.LISTINGS_ENV, str(tmp_path / "listings.json"))
+    given = registry.listing(dead, dead.versions["fakelib"])
+    assert given.versions == listed.versions and "as the host listed it" in given.source
+    assert registry.choose(dead, dead.versions["fakelib"], "1.4.0..1.6.0") == ["1.4.0", "1.5.0", "1.6.0"]

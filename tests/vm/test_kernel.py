@@ -123,3 +123,59 @@ def test_the_http_workload_runs_in_the_guest_on_cgroup_v2(tmp_path):
     assert abs(phase["achieved_rate"] - 100) <= 1 and phase["wrong"] == 0
     assert phase["server"]["samples"] > 10 and phase["server"]["peak_cgroup"] > 0
     assert client["cgroup_peak"] and client["cgroup_peak"] > 0, "the client's own v2 cgroup was read"
+
+
+@pytest.mark.slow
+def test_capacity_searches_in_the_guest_and_the_next_call_sees_what_it_stored(tmp_path):
+    """capacity --kernel: the search runs in the guest under its cgroup v2 cap, its answer and
+    probes land labelled LABEL@RELEASE; the guest starts from a copy of OUT, so --resume there
+    knows the answer and nothing is run or joined twice."""
+    _need_vm()
+    out = tmp_path / "res"
+    search = (
+        "capacity",
+        "-r",
+        "fake",
+        "--memory",
+        "48MiB",
+        "--label",
+        "box",
+        "--kernel",
+        "6.12",
+        "--out",
+        str(out),
+    )
+    p = run(*search, tmp_path=tmp_path, timeout=1500)
+    assert p.returncode == 0, p.stderr[-3000:]
+    (answer,) = [json.loads(line) for line in (out / "capacity.jsonl").read_text().splitlines()]
+    assert answer["label"].startswith("box@6.12") and answer["max_n"] > 0, answer
+    probes = rows(out)
+    assert len(probes) == answer["probes"] and {r["label"] for r in probes} == {answer["label"]}
+    assert all(r["cgroup_version"] == "v2" and r["memory_cap"] == 48 << 20 for r in probes)
+    again = run(*search, "--resume", tmp_path=tmp_path, timeout=900)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "resume: 1 result(s) already" in again.stderr, again.stderr[-3000:]
+    assert rows(out) == probes and len((out / "capacity.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
+    """bisect --kernel: each version is installed and built on the host, its runs are made in a
+    guest (which has no network: it chooses from the host's listing), labelled LABEL@RELEASE, and
+    the search finds the change as on the host."""
+    _need_vm()
+    out = tmp_path / "res"
+    versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
+    p = run(
+        *("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "1", "--label", "box"),
+        *("--kernel", "6.12", "--out", str(out)),
+        tmp_path=tmp_path,
+        env={"MEMRUN_TASKS": str(versioned)},
+        timeout=1500,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "first changed: fakelib 1.5.0" in p.stdout, p.stdout
+    stored = rows(out)
+    assert {r["label"] for r in stored} == {r["label"] for r in stored if r["label"].startswith("box@6.12")}
+    assert all(r["cgroup_version"] == "v2" and r["verdict"] == "valid" for r in stored)
+    assert {r["variant"] for r in stored} == {"fakelib@1.4.0", "fakelib@1.5.0"}

@@ -6,13 +6,26 @@ from __future__ import annotations
 from typing import Any
 
 from runner.analysis.capacity import naive_capacity
-from runner.results import latest_capacity, workloads
+from runner.results import capacity_by_label, latest_capacity, workloads
 from runner.show.tables.capacity import band_text, budget_label, short
 
 
 def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
     """One bar chart per budget: tasks that fit (log scale), each with the naive prediction beside
-    it, coloured by family. Yields (file stem, figure)."""
+    it, coloured by family. Yields (file stem, figure); one set per label when the results hold
+    several, each stem ending in the label's slug and each title naming it."""
+    from runner.show.exports.per_label import slug
+
+    groups = capacity_by_label(results)
+    for label, rows in groups.items():
+        if len(groups) == 1 or label is None:
+            yield from _figures(rows, runs, sweeps, "", "")
+            continue
+        mine = runs[runs["label"] == label] if "label" in getattr(runs, "columns", ()) else runs
+        yield from _figures(rows, mine, sweeps, f"-{slug(label)}", f" on {label}")
+
+
+def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, Any]], suffix: str, where: str):  # type: ignore[no-untyped-def]
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
@@ -61,7 +74,7 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
             ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
             ax.set_axisbelow(True)
             family_legend(ax, palette, family, [r["variant"] for r in cells])
-            fig.suptitle(f"Concurrent {what} that fit in {budget_label(budget)}", fontweight="bold")
+            fig.suptitle(f"Concurrent {what} that fit in {budget_label(budget)}{where}", fontweight="bold")
             ax.set_title("\n".join(wrap(caption(runs, sweeps), 140)), color=NOTE_COLOR)
             notes = (
                 "Bar: the largest N valid in a memory cgroup capped at the budget (swap excluded) in "
@@ -74,4 +87,4 @@ def capacity_figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict
                 "threads, page cache), or the runtime stops early."
             )
             footnote(fig, wrap(notes, 150, 4))
-            yield f"capacity-{budget >> 20}MiB", fig
+            yield f"capacity-{budget >> 20}MiB{suffix}", fig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runner.results import latest_capacity
+from runner.results import capacity_by_label, latest_capacity
 from runner.units import size
 
 LEGEND = (
@@ -101,9 +101,18 @@ def cost_total(results: list[dict[str, Any]]) -> str:
 
 
 def capacity_markdown(results: list[dict[str, Any]]) -> str:
-    """variant x budget, the last result per pair (a re-run replaces an earlier one)."""
+    """variant x budget, the last result per pair (a re-run replaces an earlier one); one table per
+    label when the results hold several (a guest's kernel, another machine)."""
     if not results:
         return ""
+    groups = capacity_by_label(results)
+    if len(groups) == 1:
+        return _table(results) + "\n\n" + LEGEND + "\n"
+    tables = [f"**{label or 'unlabelled'}**\n\n{_table(rows)}" for label, rows in groups.items()]
+    return "\n\n".join(tables) + "\n\n" + LEGEND + "\n"
+
+
+def _table(results: list[dict[str, Any]]) -> str:
     last = latest_capacity(results)
     budgets = sorted({b for _, b in last})
     variants = sorted({v for v, _ in last})
@@ -115,7 +124,7 @@ def capacity_markdown(results: list[dict[str, Any]]) -> str:
         lines.append(
             f"| {v} | " + " | ".join(_cell(last[(v, b)]) if (v, b) in last else "—" for b in budgets) + " |"
         )
-    return "\n".join(lines) + "\n\n" + LEGEND + "\n"
+    return "\n".join(lines)
 
 
 def check_markdown(checks: list[dict[str, Any]]) -> str:

@@ -92,10 +92,6 @@ class LoadClient(LaunchedClient):
         run is then stopped by Hold.step), never raised past here but a missing C compiler."""
         self.launch(ensure_client(), [str(self.port), str(self.n)])
 
-    def close(self, last: str | None = "close") -> None:
-        """Tell the client to close every connection (once; it then reports and exits)."""
-        super().close(last)
-
     def finish(self, within_s: float = FINISH_S) -> ClientReport:
         """Close (if not yet told), wait for the client's summary and exit, kill it if it hangs,
         read its cgroup and remove it. Nothing of the client survives this call."""

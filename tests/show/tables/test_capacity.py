@@ -69,3 +69,16 @@ def test_the_figure_draws_the_flaky_span_as_a_lighter_bar():
     light = [b for b in bars if b.get_alpha() == 0.3]
     assert len(bars) == 3 and len(light) == 1
     assert (light[0].get_x(), light[0].get_x() + light[0].get_width()) == (74_617, 120_767)
+
+
+def test_answers_of_two_labels_are_two_tables_and_two_sets_of_figures():
+    """A guest's answers (LABEL@RELEASE) never share a row, a cell or a figure with the host's."""
+    host, guest = {**POINT, "label": "box"}, {**POINT, "max_n": 80_000, "label": "box@6.12"}
+    table = capacity_markdown([host, guest])
+    first, second = table.split("**box@6.12**")
+    assert first.startswith("**box**") and "**93,879**" in first and "80,000" not in first
+    assert "**80,000**" in second and "93,879" not in second
+    runs = pd.DataFrame(columns=["label", "variant", "n"])
+    stems = [stem for stem, _ in capacity_figures([host, guest], runs, [])]
+    assert stems == ["capacity-256MiB-box", "capacity-256MiB-box-6-12"]
+    assert [stem for stem, _ in capacity_figures([host], runs, [])] == ["capacity-256MiB"]
