@@ -162,12 +162,13 @@ def test_capacity_searches_in_the_guest_and_the_next_call_sees_what_it_stored(tm
 def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
     """bisect --kernel: each version is installed and built on the host, its runs are made in a
     guest (which has no network: it chooses from the host's listing), labelled LABEL@RELEASE, and
-    the search finds the change as on the host."""
+    the search finds the change as on the host. The sleep is 5 s: under TCG the fake takes about
+    a second to start."""
     _need_vm()
     out = tmp_path / "res"
     versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
     p = run(
-        *("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "1", "--label", "box"),
+        *("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "5", "--label", "box"),
         *("--kernel", "6.12", "--out", str(out)),
         tmp_path=tmp_path,
         env={"MEMRUN_TASKS": str(versioned)},
