@@ -160,8 +160,8 @@ def capacity(
                 held = _here(opts, check, as_json) and held
             else:
                 args = _guest_args(budgets_text, opts, resume, fresh, check, as_json)
-                label = searching.label_of(opts)
-                held = in_guest(kernel, "capacity", args, out, label, None).returncode == 0 and held
+                base = searching.label_of(opts)
+                held = in_guest(kernel, "capacity", args, out, base, None).returncode == 0 and held
     if not held:
         sys.exit(1)
 
