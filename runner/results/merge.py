@@ -90,8 +90,8 @@ def merge(out: ResultsDir, dirs: Iterable[str | Path]) -> Merged:
     sources = []
     for d in dirs:
         path = Path(d)
-        if not (path / RUNS).exists() and not (path / CAPACITY).exists():
-            raise MergeError(f"{path}: no {RUNS} or {CAPACITY} there: not a results directory")
+        if not any((path / name).exists() for name in (RUNS, CAPACITY, SWEEPS)):
+            raise MergeError(f"{path}: no {RUNS}, {CAPACITY} or {SWEEPS} there: not a results directory")
         if path.resolve() == out.path.resolve():
             raise MergeError(f"{path} is OUT itself: merge other directories into it")
         sources.append(_Source.read(path))

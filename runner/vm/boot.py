@@ -23,11 +23,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from runner.paths import BUILD_DIR, ROOT
 from runner.state import Owner
@@ -102,33 +103,89 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+NO_STATUS = 255  # virtme-ng's exit when the guest never wrote its command's status (panic, failed init)
+LOGS = BUILD_DIR / "vm" / "logs"
+KEPT_LOGS = 20
+
+
 def run(
-    guest: Guest, command: str, timeout: float | None = None, capture: bool = False
+    guest: Guest,
+    command: str,
+    timeout: float | None = None,
+    capture: bool = False,
+    console: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Boot the guest and run command (a shell line) in it as root; the guest's output is its
-    stdout (shown as it comes unless captured). The process group is killed whatever happens."""
+    stdout (shown as it comes unless captured, and copied to the file `console` if given, so a
+    guest that dies can be read afterwards). The process group is killed whatever happens."""
+    teed = console is not None and not capture
+    piped = capture or teed
     proc = subprocess.Popen(
         guest.argv(command),
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE if capture else None,
-        stderr=subprocess.PIPE if capture else None,
+        stdout=subprocess.PIPE if piped else None,
+        stderr=subprocess.PIPE if piped else None,
         text=True,
+        errors="replace",
         env=_env(),
         start_new_session=True,  # a group of its own: killed as one, without memrun in it
     )
     record = _record(proc.pid, guest.release)
+    copiers: list[threading.Thread] = []
+    if teed and console is not None:
+        kept = console.open("w", encoding="utf-8")
+        lock = threading.Lock()
+        for stream, shown in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr)):
+            copier = threading.Thread(target=_tee, args=(stream, shown, kept, lock), daemon=True)
+            copier.start()
+            copiers.append(copier)
     try:
+        if teed:
+            proc.wait(timeout=timeout)
+            return subprocess.CompletedProcess(proc.args, proc.returncode, None, None)
         out, err = proc.communicate(timeout=timeout)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         _kill_group(proc.pid)
-        out, err = proc.communicate()
+        out, err = (None, None) if teed else proc.communicate()
         return subprocess.CompletedProcess(proc.args, -signal.SIGKILL, out, err)
     finally:
         _kill_group(proc.pid)
-        with contextlib.suppress(ChildProcessError):
+        with contextlib.suppress(ChildProcessError, subprocess.TimeoutExpired):
             proc.wait(timeout=10)
+        for copier in copiers:
+            copier.join(timeout=10)
+        if teed:
+            kept.close()
         record.unlink(missing_ok=True)
+
+
+def _tee(stream: IO[str], shown: IO[str], kept: IO[str], lock: threading.Lock) -> None:
+    """Copy one of the guest's output streams to memrun's own (stdout to stdout, stderr to
+    stderr) and, line by line, into its console file."""
+    for line in stream:
+        shown.write(line)
+        shown.flush()
+        with lock:
+            kept.write(line)
+            kept.flush()
+
+
+def console_file(release: str, attempt: int = 1) -> Path:
+    """Where a guest's console is kept: one file per boot, the newest KEPT_LOGS of them."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    old = sorted(LOGS.glob("*.log"), key=lambda p: p.stat().st_mtime)
+    for path in old[: max(0, len(old) - KEPT_LOGS + 1)]:
+        path.unlink(missing_ok=True)
+    return LOGS / f"{release}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{attempt}.log"
+
+
+def tail(path: Path, lines: int = 15) -> str:
+    """The last lines of a console file, for an error message."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
 
 
 def recover(log: Callable[[str], None]) -> list[int]:

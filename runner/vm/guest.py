@@ -28,14 +28,22 @@ from runner.results.store import CAPACITY, RUNS, SWEEPS, TIMELINES
 from runner.tasks import registry
 from runner.vm import boot, kernels
 
-# Options of `memrun sweep` the guest's command sets itself (True: the option takes a value).
-OWN = {"--kernel": True, "--out": True, "--label": True, "--wait": False, "--raise-limits": False}
+# Options of a measuring command the guest's command sets itself (True: the option takes a value).
+# capacity's --from is left out too: the guest's OUT starts as a copy of the host's.
+OWN = {
+    "--kernel": True,
+    "--out": True,
+    "--label": True,
+    "--from": True,
+    "--wait": False,
+    "--raise-limits": False,
+}
 PASSED_ENV = ("MEMRUN_TASKS", "MEMRUN_BUILD")  # where the tasks and builds are, if not the default
 MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out, --label, --raise-limits
 
 
 def guest_args(argv: list[str]) -> list[str]:
-    """The sweep's own arguments (after `sweep`) without the options the guest sets itself."""
+    """A command's arguments as typed, without the options the guest sets itself."""
     out: list[str] = []
     skip = False
     for arg in argv:
@@ -110,14 +118,29 @@ def run(
     cpus = os.cpu_count() or 1
     how = "KVM" if kvm else "TCG emulation"
     log(f"memrun: booting {package} ({how}, {memory >> 20:,} MiB, {cpus} CPUs); `{command}` runs inside")
+    guest = boot.Guest(kernel.image, kernel.release, memory, cpus, kvm, share)
     before = _stored(results)
-    t0 = time.monotonic()
-    done = boot.run(boot.Guest(kernel.image, kernel.release, memory, cpus, kvm, share), line)
-    wall = time.monotonic() - t0
-    if _stored(results) == before:
+    for attempt in (1, 2):
+        console = boot.console_file(kernel.release, attempt)
+        t0 = time.monotonic()
+        done = boot.run(guest, line, console=console)
+        wall = time.monotonic() - t0
+        stored = _stored(results) != before
+        if stored or done.returncode != boot.NO_STATUS or attempt == 2:
+            break
+        # The guest ended without its command's exit status and stored nothing: it died booting
+        # (a kernel panic, a failed init), before any cell ran. Nothing was measured, so one
+        # more boot loses nothing; a second such death is an error.
+        log(
+            f"memrun: the guest of {kernel.release} stopped before `{command}` stored anything "
+            f"(no exit status; its console: {console}); booting it once more"
+        )
+    if not stored:
         shutil.rmtree(share, ignore_errors=True)
+        last = boot.tail(console)
         raise boot.VmError(
-            f"the guest of {kernel.release} ran no {command} (exit {done.returncode}); see its output above"
+            f"the guest of {kernel.release} ran no {command} (exit {done.returncode}); its console, "
+            f"in {console}, ends:\n{last}"
         )
     merged = merge(out, [results])
     shutil.rmtree(share, ignore_errors=True)

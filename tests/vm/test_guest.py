@@ -1,0 +1,120 @@
+"""runner.vm.guest around the boot: a guest that dies before its command stored anything (no exit
+status, virtme-ng's 255) is booted once more and said so; a second such death is an error that
+quotes the guest's console; a guest that stored something is joined, whatever its exit.
+
+The boot itself is replaced here by a stand-in that writes what a guest would (its console, its
+records in the shared results folder): the real boots are in test_kernel.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from runner.results import ResultsDir
+from runner.vm import boot, guest, kernels
+
+
+@pytest.fixture
+def boots(tmp_path, monkeypatch):
+    """The boots made, each a list the stand-in pops its outcome from: (exit, store something)."""
+    image = tmp_path / "vmlinuz"
+    image.write_text("")
+    monkeypatch.setattr(guest, "BUILD_DIR", tmp_path / "build")
+    monkeypatch.setattr(boot, "LOGS", tmp_path / "logs")
+    monkeypatch.setattr(boot, "missing_tools", lambda: [])
+    monkeypatch.setattr(boot, "kvm_usable", lambda *a: False)
+    monkeypatch.setattr(kernels, "resolve", lambda spec: "linux-image-6.12.1+deb12-amd64")
+    monkeypatch.setattr(
+        kernels, "fetch", lambda package: kernels.Kernel(package, "6.12.1+deb12-amd64", image)
+    )
+    outcomes: list[tuple[int, bool]] = []
+    made: list[Path] = []
+
+    def fake_run(g: boot.Guest, command: str, timeout=None, capture=False, console=None):
+        code, store = outcomes.pop(0)
+        assert console is not None
+        console.write_text(f"boot {len(made) + 1}\nKernel panic - not syncing: test\n")
+        made.append(console)
+        if store:
+            ResultsDir(g.share / "results").add_sweep({"event": "start", "sweep_id": "s1"})
+        return boot.subprocess.CompletedProcess([], code, None, None)
+
+    monkeypatch.setattr(boot, "run", fake_run)
+    return outcomes, made
+
+
+def _run(tmp_path: Path, said: list[str]) -> guest.GuestRun:
+    out = ResultsDir(tmp_path / "res")
+    out.check_writable()
+    return guest.run("6.12", "sweep", ["-r", "fake"], out, "box", 1 << 30, said.append)
+
+
+def test_a_guest_that_died_booting_is_booted_once_more_and_said_so(tmp_path, boots):
+    outcomes, made = boots
+    outcomes += [(boot.NO_STATUS, False), (0, True)]
+    said: list[str] = []
+    done = _run(tmp_path, said)
+    assert len(made) == 2 and made[0] != made[1] and all(p.exists() for p in made)
+    (line,) = [x for x in said if "once more" in x]
+    assert "stopped before `sweep` stored anything" in line and str(made[0]) in line
+    assert done.returncode == 0 and done.label == "box@6.12.1+deb12-amd64"
+    starts = [json.loads(x) for x in (tmp_path / "res" / "sweeps.jsonl").read_text().splitlines()]
+    assert [s["sweep_id"] for s in starts] == ["s1"]
+
+
+def test_a_second_death_is_an_error_quoting_the_console(tmp_path, boots):
+    outcomes, made = boots
+    outcomes += [(boot.NO_STATUS, False), (boot.NO_STATUS, False)]
+    with pytest.raises(boot.VmError) as e:
+        _run(tmp_path, [])
+    assert len(made) == 2
+    assert "ran no sweep (exit 255)" in str(e.value) and "Kernel panic" in str(e.value)
+    assert str(made[1]) in str(e.value)
+
+
+@pytest.mark.parametrize("code", [1, 2, -9])
+def test_a_guest_that_ended_with_a_status_is_not_booted_again(tmp_path, boots, code):
+    """An exit status means the command ran in the guest and failed: booting again would only
+    repeat it."""
+    outcomes, made = boots
+    outcomes += [(code, False)]
+    with pytest.raises(boot.VmError, match=f"exit {code}"):
+        _run(tmp_path, [])
+    assert len(made) == 1
+
+
+def test_a_guest_that_stored_something_is_joined_whatever_its_exit(tmp_path, boots):
+    outcomes, made = boots
+    outcomes += [(boot.NO_STATUS, True)]
+    done = _run(tmp_path, [])
+    assert len(made) == 1 and done.returncode == boot.NO_STATUS
+    assert (tmp_path / "res" / "sweeps.jsonl").exists()
+
+
+def test_the_guest_gets_the_typed_arguments_without_those_it_sets_itself():
+    """`sweep --kernel` passes on what the user typed (runner.cli.app.KeepsArgs), less --kernel,
+    --out, --label, --wait and --raise-limits, in either spelling (`--out X`, `--out=X`)."""
+    import click
+    from click.testing import CliRunner
+
+    from runner.cli.app import KeepsArgs, given_args
+
+    seen: list[list[str]] = []
+
+    @click.command(cls=KeepsArgs)
+    @click.option("-r", multiple=True)
+    @click.option("--n")
+    @click.option("--kernel", multiple=True)
+    @click.option("--out")
+    @click.option("--label")
+    @click.option("--wait", is_flag=True)
+    @click.option("--raise-limits", is_flag=True)
+    def sweep(**_: object) -> None:
+        seen.append(guest.guest_args(given_args()))
+
+    typed = ["-r", "go", "--kernel", "6.1", "--n=1,1e4", "--out=res", "--label", "a b", "--wait"]
+    done = CliRunner().invoke(sweep, [*typed, "--raise-limits", "--kernel=6.12", "-r", "rust-tokio"])
+    assert done.exit_code == 0, done.output
+    assert seen == [["-r", "go", "--n=1,1e4", "-r", "rust-tokio"]]
