@@ -26,6 +26,23 @@ class _Group(click.Group):
             raise InputError(f"task manifest: {e}") from None
 
 
+class KeepsArgs(click.Command):
+    """A command that keeps the arguments it was typed with, as given, so that `--kernel` can pass
+    them on to the same command in a guest (given_args)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_GIVEN] = list(args)
+        return super().parse_args(ctx, args)
+
+
+_GIVEN = "memrun.given_args"
+
+
+def given_args() -> list[str]:
+    """The current command's own arguments as typed (a KeepsArgs command)."""
+    return list(click.get_current_context().meta.get(_GIVEN, []))
+
+
 def select_variants(names: tuple[str, ...] | list[str]) -> list[tasks.Variant]:
     """The named variants (all when none are named); an unknown name is an InputError."""
     known = tasks.load_all()

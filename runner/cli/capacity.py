@@ -8,9 +8,11 @@ import click
 
 from runner.cli.app import (
     InputError,
+    KeepsArgs,
     check_futex_hash,
     check_raise_limits,
     err,
+    given_args,
     machine,
     main,
     select_variants,
@@ -19,9 +21,10 @@ from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
 from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.cli.progress import capacity_progress
 from runner.results import ResultsDir, ResultsError
+from runner.vm.guest import guest_args
 
 
-@main.command(short_help="Find how many concurrent tasks fit in a memory budget.")
+@main.command(cls=KeepsArgs, short_help="Find how many concurrent tasks fit in a memory budget.")
 @click.option(
     "--memory",
     "budgets_text",
@@ -159,9 +162,13 @@ def capacity(
             if is_host(kernel):
                 held = _here(opts, check, as_json) and held
             else:
-                args = _guest_args(budgets_text, opts, resume, fresh, check, as_json)
                 base = searching.label_of(opts)
-                held = in_guest(kernel, "capacity", args, out, base, None).returncode == 0 and held
+                code = in_guest(kernel, "capacity", guest_args(given_args()), out, base, None).returncode
+                if code == 2:
+                    raise InputError(
+                        f"the capacity in the guest of {kernel} refused its input; its output is above"
+                    )
+                held = code == 0 and held
     if not held:
         sys.exit(1)
 
@@ -188,19 +195,6 @@ def _here(opts, check: bool, as_json: bool) -> bool:  # type: ignore[no-untyped-
     shown = searching.mine(opts)
     click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(shown), nl=False)
     return True
-
-
-def _guest_args(budgets: str, opts, resume: bool, fresh: bool, check: bool, as_json: bool) -> list[str]:  # type: ignore[no-untyped-def]
-    """The searches' own options, as the command in a guest takes them (it sets --out, --label and
-    --raise-limits itself); the guest's OUT is a copy of this one, so --from is not passed on."""
-    args = ["--memory", budgets, "--workload", opts.workload, "--buffer", str(opts.buffer)]
-    args += ["--interval", f"{opts.interval * 1000:g}"]
-    for variant in opts.variants:
-        args += ["-r", variant.name]
-    if opts.futex_hash is not None:
-        args += ["--futex-hash", str(opts.futex_hash)]
-    flags = {"--resume": resume, "--fresh": fresh, "--check": check, "--json": as_json}
-    return args + [flag for flag, on in flags.items() if on]
 
 
 def _budgets(text: str) -> list[int]:

@@ -9,9 +9,11 @@ import click
 
 from runner.cli.app import (
     InputError,
+    KeepsArgs,
     check_futex_hash,
     check_raise_limits,
     err,
+    given_args,
     machine,
     main,
     select_variants,
@@ -48,7 +50,7 @@ from runner.limits import futex
 from runner.results import ResultsDir, ResultsError, ResultsWriteError
 
 
-@main.command(short_help="Measure every variant at every N and store the runs.")
+@main.command(cls=KeepsArgs, short_help="Measure every variant at every N and store the runs.")
 @N_OPTION
 @VARIANT_OPTION
 @SLEEP_OPTION
@@ -173,8 +175,7 @@ def _in_guest(kernel: str, opts, out: ResultsDir) -> None:  # type: ignore[no-un
         sweeping.prepare(opts, log=err)
     except ResultsError as e:
         raise InputError(str(e)) from None
-    argv = sys.argv[sys.argv.index("sweep") + 1 :] if "sweep" in sys.argv else []
-    in_guest(kernel, "sweep", guest_args(argv), out, opts.label, opts.memory_cap)
+    in_guest(kernel, "sweep", guest_args(given_args()), out, opts.label, opts.memory_cap)
 
 
 def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
