@@ -114,10 +114,10 @@ def test_a_client_that_ended_early_stopped_the_run_with_its_reason():
     [
         (None, "it was never started"),
         (
-            ClientReport(None, 1, None, None, ["memrun-connect: bad"]),
+            ClientReport(1, None, None, ["memrun-connect: bad"]),
             "without a summary (exit 1): memrun-connect: bad",
         ),
-        (ClientReport(None, None, None, "cannot execute x"), "it could not start: cannot execute x"),
+        (ClientReport(None, None, "cannot execute x"), "it could not start: cannot execute x"),
     ],
 )
 def test_a_client_without_a_summary_is_invalid(report, words):

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
-from runner.workloads.launched import FINISH_S, LaunchedClient, ended_fields, problem
+from runner.workloads.launched import FINISH_S, Ended, LaunchedClient, ended_fields, problem
 
 SOURCE = Path(__file__).with_name("client.c")
 
@@ -29,24 +29,15 @@ def ensure_client() -> Path:
 
 
 @dataclass(frozen=True)
-class ClientReport:
-    """What one run's load client did and what it cost; stored in the run record as `client`.
+class ClientReport(Ended):
+    """What one run's load client did and what it cost (how it ended: Ended's fields); stored in
+    the run record as `client`.
 
     summary is the client's own account (client.c: connected, dropped, connect errors, listen
     drops, its elapsed times); None when it printed none (it could not start, or was killed)."""
 
-    summary: dict[str, Any] | None
-    exit_code: int | None
-    signal: str | None
-    error: str | None  # it could not be started at all
-    stderr_tail: list[str] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
     connected_s: float | None = None  # seconds from its start to `connected N`
-    cgroup_peak: int | None = None  # its own cgroup's peak: its memory and its sockets' kernel memory
-    cgroup_kernel_peak: int | None = None  # v1: kernel part of that (kmem high-water mark)
-    cgroup_reason: str | None = None
-    maxrss: int | None = None  # bytes, from wait4
-    user_s: float | None = None
-    sys_s: float | None = None
 
     def count(self, key: str) -> int:
         value = (self.summary or {}).get(key)

@@ -15,7 +15,7 @@ from typing import Any
 
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
-from runner.workloads.launched import FINISH_S, LaunchedClient, ended_fields, problem
+from runner.workloads.launched import FINISH_S, Ended, LaunchedClient, ended_fields, problem
 
 SOURCE = Path(__file__).with_name("client.c")
 DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
@@ -31,30 +31,21 @@ def ensure_client() -> Path:
 
 
 @dataclass(frozen=True)
-class HttpReport:
-    """What one run's load client did and what it cost; stored in the run record as `client`.
+class HttpReport(Ended):
+    """What one run's load client did and what it cost (how it ended: Ended's fields); stored in
+    the run record as `client`.
 
     phases: one per rate sent (client.c's `phase` line: the rate achieved, latency from the
     scheduled time and from the send, wrong answers...), each with the server's figures over its
     window added by runner.workloads.http.execute (`server`)."""
 
-    summary: dict[str, Any] | None
-    exit_code: int | None
-    signal: str | None
-    error: str | None
-    stderr_tail: list[str] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
     connected_s: float | None = None  # seconds from the client's start to `connected C`
     connected_at: float | None = None  # time.monotonic() then
     listening_s: float | None = None  # seconds from its start until the server's port listened
     phases: list[dict[str, Any]] = field(default_factory=list)
     idle: dict[str, Any] | None = None  # the server once the C connections were open, before load
     cpus: dict[str, str] | None = None  # {"server": "0", "client": "1"}
-    cgroup_peak: int | None = None
-    cgroup_kernel_peak: int | None = None
-    cgroup_reason: str | None = None
-    maxrss: int | None = None
-    user_s: float | None = None
-    sys_s: float | None = None
 
     @property
     def problem(self) -> str | None:
