@@ -41,6 +41,16 @@ def _qemus() -> list[int]:
     return found
 
 
+IN_612 = ("--label", "box", "--kernel", "6.12")  # a guest of Debian's 6.12, its rows labelled box@…
+
+
+def _in_612(*args: str, out: Path, tmp_path: Path, timeout: float, env=None):
+    """memrun ARGS in a guest of Debian's 6.12, its results joined into out; it must succeed."""
+    p = run(*args, *IN_612, "--out", str(out), tmp_path=tmp_path, env=env, timeout=timeout)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return p
+
+
 @pytest.mark.slow
 def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_the_kernel(tmp_path):
     _need_vm()
@@ -101,20 +111,7 @@ def test_the_http_workload_runs_in_the_guest_on_cgroup_v2(tmp_path):
     _need_vm()
     out = tmp_path / "res"
     sweep = ("sweep", "-r", "fake", "--workload", "http", "--n", "10", "--rate", "100", "--warmup", "1s")
-    p = run(
-        *sweep,
-        "--window",
-        "3s",
-        "--label",
-        "box",
-        "--kernel",
-        "6.12",
-        "--out",
-        str(out),
-        tmp_path=tmp_path,
-        timeout=900,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
+    _in_612(*sweep, "--window", "3s", out=out, tmp_path=tmp_path, timeout=900)
     (row,) = rows(out)
     assert row["label"].startswith("box@6.12") and row["verdict"] == "valid", row["reason"]
     assert row["cgroup_version"] == "v2" and row["params"]["rate"] == [100]
@@ -123,6 +120,9 @@ def test_the_http_workload_runs_in_the_guest_on_cgroup_v2(tmp_path):
     assert abs(phase["achieved_rate"] - 100) <= 1 and phase["wrong"] == 0
     assert phase["server"]["samples"] > 10 and phase["server"]["peak_cgroup"] > 0
     assert client["cgroup_peak"] and client["cgroup_peak"] > 0, "the client's own v2 cgroup was read"
+    # the guest's console is kept beside the build, for a guest that dies to be read afterwards
+    (console,) = (tmp_path / "build" / "vm" / "logs").glob("6.12*.log")
+    assert "fake" in console.read_text(), console.read_text()[-2000:]
 
 
 @pytest.mark.slow
@@ -132,30 +132,26 @@ def test_capacity_searches_in_the_guest_and_the_next_call_sees_what_it_stored(tm
     knows the answer and nothing is run or joined twice."""
     _need_vm()
     out = tmp_path / "res"
-    search = (
-        "capacity",
-        "-r",
-        "fake",
-        "--memory",
-        "48MiB",
-        "--label",
-        "box",
-        "--kernel",
-        "6.12",
-        "--out",
-        str(out),
-    )
-    p = run(*search, tmp_path=tmp_path, timeout=1500)
-    assert p.returncode == 0, p.stderr[-3000:]
+    search = ("capacity", "-r", "fake", "--memory", "48MiB")
+    _in_612(*search, out=out, tmp_path=tmp_path, timeout=1500)
     (answer,) = [json.loads(line) for line in (out / "capacity.jsonl").read_text().splitlines()]
     assert answer["label"].startswith("box@6.12") and answer["max_n"] > 0, answer
     probes = rows(out)
     assert len(probes) == answer["probes"] and {r["label"] for r in probes} == {answer["label"]}
     assert all(r["cgroup_version"] == "v2" and r["memory_cap"] == 48 << 20 for r in probes)
-    again = run(*search, "--resume", tmp_path=tmp_path, timeout=900)
-    assert again.returncode == 0, again.stderr[-3000:]
+    again = _in_612(*search, "--resume", out=out, tmp_path=tmp_path, timeout=900)
     assert "resume: 1 result(s) already" in again.stderr, again.stderr[-3000:]
     assert rows(out) == probes and len((out / "capacity.jsonl").read_text().splitlines()) == 1
+    # --check in the guest re-measures the stored answer there; its runs and the answer it stores
+    # again land under the same label. Held: exit 0; lowered: exit 1, as on the host
+    check = run(*search, "--check", *IN_612, "--out", str(out), tmp_path=tmp_path, timeout=900)
+    answers = [json.loads(line) for line in (out / "capacity.jsonl").read_text().splitlines()]
+    assert len(answers) == 2 and answers[1]["label"] == answer["label"], check.stderr[-3000:]
+    held = answers[1]["why"] == "held in a check"
+    assert check.returncode == (0 if held else 1), (answers[1]["why"], check.stderr[-3000:])
+    checks = [r for r in rows(out) if r["kind"] == "capacity-check"]
+    assert checks and {r["label"] for r in checks} == {answer["label"]}
+    assert all(r["cgroup_version"] == "v2" for r in checks)
 
 
 @pytest.mark.slow
@@ -167,14 +163,8 @@ def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
     _need_vm()
     out = tmp_path / "res"
     versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
-    p = run(
-        *("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "5", "--label", "box"),
-        *("--kernel", "6.12", "--out", str(out)),
-        tmp_path=tmp_path,
-        env={"MEMRUN_TASKS": str(versioned)},
-        timeout=1500,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
+    bisect = ("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "5")
+    p = _in_612(*bisect, out=out, tmp_path=tmp_path, timeout=1500, env={"MEMRUN_TASKS": str(versioned)})
     assert "first changed: fakelib 1.5.0" in p.stdout, p.stdout
     stored = rows(out)
     assert {r["label"] for r in stored} == {r["label"] for r in stored if r["label"].startswith("box@6.12")}
