@@ -129,12 +129,15 @@ def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
 
 
 def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
+    """The cells --resume skips: this label's (a label is one machine, or one guest kernel: a cell
+    another label holds says nothing of this one), this workload's, sleep's and environment's."""
     if not opts.resume:
         return set()
     return {
         (r["variant"], int(r["n"]), int(r.get("repeat", 0)))
         for r in _workload_rows(opts, opts.out.existing_rows())
-        if not r.get("superseded")
+        if r.get("label") == opts.label
+        and not r.get("superseded")
         and str(r.get("sleep_requested")) == str(opts.sleep)
         and (r.get("env_override") or {}) == opts.env_override
     }

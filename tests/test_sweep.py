@@ -205,3 +205,9 @@ def test_a_connections_sweep_skips_variants_without_it_and_resumes_apart_from_sl
     assert table.returncode == 0 and "KiB/conn" in table.stdout and "plain" not in table.stdout
     again = run(*common, "--workload", "connections", "--resume", tmp_path=tmp_path, env=env, timeout=3600)
     assert "2 cell(s) already in" in again.stderr, again.stderr
+    # a label is a machine (or a guest's kernel): what another label holds is not resumed from
+    other = run(
+        *common, "--n", "1", "--label", "elsewhere", "--resume", tmp_path=tmp_path, env=env, timeout=3600
+    )
+    assert "0 cell(s) already in" in other.stderr, other.stderr
+    assert [r["n"] for r in rows(out) if r["label"] == "elsewhere"] == [1, 1]  # fake and plain
