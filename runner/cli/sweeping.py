@@ -59,7 +59,7 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @workload_parameters
 @REPEAT_OPTION
 @out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
-@click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet.")
+@click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet under this label.")
 @LABEL_OPTION
 @ENV_OPTION
 @timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
