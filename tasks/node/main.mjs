@@ -26,4 +26,15 @@ for (let i = 0; i < n; i++) {
   tasks[i] = sleep(ms);
 }
 process.stdout.write(`ready ${n}\n`);
+// The runtime's own books, for `memrun explain --books` only (off by default: node:v8 is not even
+// loaded): V8's heap statistics, per space, to stderr as `books NAME VALUE`.
+if (process.env.MEMRUN_BOOKS === '1') {
+  const v8 = await import('node:v8');
+  const say = (name, value) => process.stderr.write(`books ${name} ${value}\n`);
+  for (const [k, v] of Object.entries(v8.getHeapStatistics())) say(k, v);
+  for (const s of v8.getHeapSpaceStatistics()) {
+    say(`space ${s.space_name} used`, s.space_used_size);
+  }
+  for (const [k, v] of Object.entries(process.memoryUsage())) say(`process ${k}`, v);
+}
 await Promise.all(tasks);
