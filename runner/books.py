@@ -56,7 +56,9 @@ class Asker:
                 continue
             self.said.append(done.stdout)
             if done.returncode:
-                self.problems.append(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+                self.problems.append(
+                    f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()[-300:]}"
+                )
         time.sleep(self.books.wait_s)
         return split
 

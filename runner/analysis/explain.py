@@ -1,7 +1,7 @@
 """Where each byte of a task goes: the per-task cost split into parts, from the snapshots that
 valid runs took at their hold (runner.measure.hold).
 
-For a variant at N, each part's per-task cost is (part(N) − part(1)) / N, the house's per-task
+For a variant at N, each part's per-task cost is (part(N) - part(1)) / N, the house's per-task
 rule (runner.results.summary), with each part the median over the cell's valid runs. Two views,
 each summed against the figure it explains:
 - resident memory (the headline): thread stacks, heap and arenas, other anonymous, file-backed;
@@ -174,18 +174,26 @@ def split_at(label: str | None, variant: str, top: Point, base: Point) -> Split:
                 continue
             if k == "sock" and not (top.parts.get("sock") or base.parts.get("sock")):
                 continue
-            parts.append((k, V1_KERNEL_OTHER if v1 and k == "kernel_other" else t, per_task(top, base, k) or 0.0))
+            parts.append(
+                (k, V1_KERNEL_OTHER if v1 and k == "kernel_other" else t, per_task(top, base, k) or 0.0)
+            )
         measured = None
         if top.cgroup_peak is not None and base.cgroup_peak is not None:
             measured = (top.cgroup_peak - base.cgroup_peak) / top.n
             if v1 and top.parts.get("sock"):  # v1's peak leaves its socket counter out
                 measured += per_task(top, base, "sock") or 0.0
         cgroup = View(parts, sum(p for _, _, p in parts), measured)
-    extra = {k: v for k in ("stack_reserved", "guard", "stacks", "threads") if (v := per_task(top, base, k)) is not None}
+    extra = {
+        k: v
+        for k in ("stack_reserved", "guard", "stacks", "threads")
+        if (v := per_task(top, base, k)) is not None
+    }
     return Split(label, variant, top.n, top.runs, rss, cgroup, extra)
 
 
-def splits(records: Iterable[RunRecord], variants: Iterable[str] = (), ns: Iterable[int] = ()) -> tuple[list[Split], list[str]]:
+def splits(
+    records: Iterable[RunRecord], variants: Iterable[str] = (), ns: Iterable[int] = ()
+) -> tuple[list[Split], list[str]]:
     """Every (label, variant, N > 1) with valid sweep runs that took their snapshot in the hold and
     an N=1 baseline of the same label: its split. Also the reasons cells were left out."""
     want_v, want_n = set(variants), set(ns)
@@ -204,7 +212,9 @@ def splits(records: Iterable[RunRecord], variants: Iterable[str] = (), ns: Itera
         else:
             outside[key] = outside.get(key, 0) + 1
     out, notes = [], []
-    for (label, variant, n), runs in sorted(cells.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2])):
+    for (label, variant, n), runs in sorted(
+        cells.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2])
+    ):
         if n == 1 or (want_n and n not in want_n):
             continue
         base = cells.get((label, variant, 1))

@@ -18,7 +18,9 @@ from runner.units import format_number
 @main.command(short_help="Split each task's memory into stack, heap, runtime and kernel parts.")
 @click.argument("results", required=False, default="results", type=click.Path())
 @click.option("-r", "--variant", "variants", multiple=True, help="Only this variant (repeatable).")
-@click.option("--n", "n_text", default=None, help="Only these N (comma-separated, e.g. 1,1e5); N=1 is the baseline.")
+@click.option(
+    "--n", "n_text", default=None, help="Only these N (comma-separated, e.g. 1,1e5); N=1 is the baseline."
+)
 @click.option(
     "--books",
     is_flag=True,
@@ -26,14 +28,18 @@ from runner.units import format_number
     "--n, asking its runtime for its own books at the hold (a run of its own, stored as kind "
     "'books' in RESULTS; never a figure), then show them beside memrun's split of the same runs.",
 )
-@click.option("--sleep", type=float, default=3.0, show_default=True, help="Sleep of the --books runs, seconds.")
+@click.option(
+    "--sleep", type=float, default=3.0, show_default=True, help="Sleep of the --books runs, seconds."
+)
 @WAIT_OPTION
-def explain(results: str, variants: tuple[str, ...], n_text: str | None, books: bool, sleep: float, wait: bool) -> None:
+def explain(
+    results: str, variants: tuple[str, ...], n_text: str | None, books: bool, sleep: float, wait: bool
+) -> None:
     """Where each byte of a task goes, for the valid runs stored in RESULTS (default results/).
 
     Every run takes one snapshot at its hold (all N tasks waiting, after the peak's marks are
     read): /proc/PID/smaps of its processes, split by kind of mapping, and its cgroup's
-    memory.stat. For each variant and N, each part's cost per task is (part(N) − part(1)) / N, in
+    memory.stat. For each variant and N, each part's cost per task is (part(N) - part(1)) / N, in
     KiB: thread stacks (touched), heap and arenas, other anonymous and file-backed memory sum to
     the RSS at the hold, set against the peak RSS; the user pages the cgroup was charged, kernel
     stacks, page tables, slab and other kernel memory sum to the cgroup's usage at the hold, set
@@ -64,7 +70,7 @@ def explain(results: str, variants: tuple[str, ...], n_text: str | None, books: 
             + (f" ({'; '.join(notes)})" if notes else "")
         )
     if found:
-        click.echo("KiB per task, (part(N) − part(1)) / N, medians of each cell's valid runs:\n")
+        click.echo("KiB per task, (part(N) - part(1)) / N, medians of each cell's valid runs:\n")
         click.echo(splits_table(found))
         lines = [x for s in found if (x := stacks_line(s))]
         if lines:

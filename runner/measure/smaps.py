@@ -65,7 +65,15 @@ class Mapping:
 def parse(text: bytes) -> list[Mapping]:
     """Every mapping of one smaps file, in address order (as the kernel lists them)."""
     return [
-        Mapping(int(a, 16), int(b, 16), p.decode(), int(i), path.decode("utf-8", "replace"), int(s) * KIB, int(r) * KIB)
+        Mapping(
+            int(a, 16),
+            int(b, 16),
+            p.decode(),
+            int(i),
+            path.decode("utf-8", "replace"),
+            int(s) * KIB,
+            int(r) * KIB,
+        )
         for a, b, p, i, path, s, r in _MAPPING.findall(text)
     ]
 

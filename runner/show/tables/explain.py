@@ -24,8 +24,13 @@ def gap(view: View | None) -> str:
 
 def splits_table(splits: list[Split]) -> str:
     """One row per (variant, N): the RSS view's parts, sum, peak and gap; then the cgroup view's."""
-    v1 = any(s.cgroup and any(k == "kernel_other" and t == V1_KERNEL_OTHER for k, t, _ in s.cgroup.parts) for s in splits)
-    kernel = [k for k in KERNEL_KEYS if any(s.cgroup and any(p[0] == k for p in s.cgroup.parts) for s in splits)]
+    v1 = any(
+        s.cgroup and any(k == "kernel_other" and t == V1_KERNEL_OTHER for k, t, _ in s.cgroup.parts)
+        for s in splits
+    )
+    kernel = [
+        k for k in KERNEL_KEYS if any(s.cgroup and any(p[0] == k for p in s.cgroup.parts) for s in splits)
+    ]
     head = [
         "variant",
         "N",
@@ -66,10 +71,12 @@ def stacks_line(s: Split) -> str | None:
     if stacks < 0.5:
         return None
     reserved, guard = s.extra.get("stack_reserved", 0.0), s.extra.get("guard", 0.0)
+    touched = dict((k, p) for k, _, p in s.rss.parts)["stack"]
+    threads = s.extra.get("threads", 0.0)
     return (
-        f"{s.variant} at N={s.n:,}: {stacks:.2f} stacks and {s.extra.get('threads', 0.0):.2f} threads per task; "
-        f"each task's stack reserves {reserved / KIB:,.0f} KiB (touched {kib(dict((k, p) for k, _, p in s.rss.parts)['stack'])} KiB) "
-        f"and {guard / KIB:,.0f} KiB of guard pages"
+        f"{s.variant} at N={s.n:,}: {stacks:.2f} stacks and {threads:.2f} threads per task; the stacks "
+        f"reserve {reserved / KIB:,.0f} KiB per task and touch {kib(touched)} KiB, beside "
+        f"{guard / KIB:,.0f} KiB of guard pages"
     )
 
 
