@@ -7,9 +7,11 @@ The rules know no runtime; they read only what the kernel shows of a mapping:
   directly above an inaccessible (PROT_NONE) anonymous mapping of at most GUARD_MAX bytes: the
   layout glibc's pthread stacks, HotSpot's thread stacks (their yellow and red zones) and Rust's
   signal stacks have, with the guard at the low end, where a downward-growing stack overflows;
-- the heap and the arenas are `[heap]` (brk) and anonymous read-write mappings of at least
-  ARENA_MIN bytes that are no stack: malloc's arenas, Go's heap arenas, a JVM's Java heap, V8's
-  large spaces;
+- the heap and the arenas are `[heap]` (brk), anonymous read-write mappings of at least
+  ARENA_MIN bytes that are no stack (Go's heap arenas, a JVM's Java heap, V8's spaces where the
+  kernel merged their pages), and an anonymous read-write mapping directly below a larger
+  inaccessible one: a reservation committed from its low end, as glibc's per-thread malloc
+  arenas (64 MiB each) and a JVM's heap grow;
 - everything else anonymous is "other anonymous" (small mappings, JIT code, PROT_NONE
   reservations, which are reserved but never resident);
 - a mapping with a path is file-backed (shared libraries, the executable, mapped files).
@@ -92,7 +94,7 @@ def classify(maps: list[Mapping]) -> list[str]:
             kinds[i] = "heap"
         elif m.writable and i > 0 and _guard(maps[i - 1], m):
             kinds[i], kinds[i - 1] = "stack", "guard"
-        elif m.writable and m.size >= ARENA_MIN:
+        elif m.writable and (m.size >= ARENA_MIN or (i + 1 < len(maps) and _reserve(m, maps[i + 1]))):
             kinds[i] = "heap"
         else:
             kinds[i] = "anon"
@@ -101,6 +103,10 @@ def classify(maps: list[Mapping]) -> list[str]:
 
 def _guard(below: Mapping, m: Mapping) -> bool:
     return below.anonymous and below.inaccessible and below.end == m.start and below.size <= GUARD_MAX
+
+
+def _reserve(m: Mapping, above: Mapping) -> bool:
+    return above.anonymous and above.inaccessible and above.start == m.end and above.size > GUARD_MAX
 
 
 def split(text: bytes) -> dict[str, dict[str, int]]:
