@@ -12,7 +12,8 @@ def mapping(start: int, size: int, perms: str, path: str = "", rss: int = 0) -> 
     head = f"{start:012x}-{start + size:012x} {perms} 00000000 00:00 {inode}"
     head += f"                    {path}" if path else " "
     return (
-        f"{head}\nSize:           {size // KiB} kB\nKernelPageSize:        4 kB\nMMUPageSize:           4 kB\n"
+        f"{head}\nSize:           {size // KiB} kB\n"
+        "KernelPageSize:        4 kB\nMMUPageSize:           4 kB\n"
         f"Rss:            {rss // KiB} kB\nPss:            {rss // KiB} kB\nAnonymous:      0 kB\n"
         "VmFlags: rd wr mr mw me ac sd\n"
     )
