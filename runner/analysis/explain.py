@@ -273,3 +273,17 @@ def books_views(records: Iterable[RunRecord], parts_of: dict[str, dict[str, str]
                 lines.append(BookLine(name, part, value, memrun.get(part)))
         out.append(BooksView(variant, n, len(runs), split, lines))
     return out
+
+
+def from_rows(runs: Any) -> list[RunRecord]:
+    """The records of a table of runs (runner.results.summary.load_runs: one row per record, its
+    missing values NaN), for what reads records rather than the table."""
+    if runs is None or len(runs) == 0 or "hold_split" not in runs:
+        return []
+    out = []
+    for row in runs.to_dict("records"):
+        if not isinstance(row.get("hold_split"), dict):
+            continue
+        clean = {k: v for k, v in row.items() if not (isinstance(v, float) and v != v)}
+        out.append(RunRecord.from_json(clean))
+    return out
