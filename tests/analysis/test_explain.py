@@ -42,19 +42,45 @@ def run(n: int, split: dict, peak_rss: int, cgroup_peak: int | None) -> RunRecor
 
 
 def v2(usage: int, kernel_stack: int, pagetables: int, slab: int, kernel: int) -> dict:
-    return {"usage": usage, "anon": usage - kernel, "file": 0, "kernel": kernel, "kernel_stack": kernel_stack,
-            "pagetables": pagetables, "slab": slab, "sock": 0}  # fmt: skip
+    return {
+        "usage": usage,
+        "anon": usage - kernel,
+        "file": 0,
+        "kernel": kernel,
+        "kernel_stack": kernel_stack,
+        "pagetables": pagetables,
+        "slab": slab,
+        "sock": 0,
+    }
 
 
 def test_parts_per_task_sum_to_the_measured_figure_and_the_rest_is_unattributed():
     n = 1000
-    base = run(1, snapshot(8 * KiB, 1 * MiB, 100 * KiB, 2 * MiB, v2(4 * MiB, 16 * KiB, 40 * KiB, 50 * KiB, 200 * KiB)),
-               peak_rss=3 * MiB + 108 * KiB, cgroup_peak=4 * MiB)  # fmt: skip
+    base = run(
+        1,
+        snapshot(8 * KiB, 1 * MiB, 100 * KiB, 2 * MiB, v2(4 * MiB, 16 * KiB, 40 * KiB, 50 * KiB, 200 * KiB)),
+        peak_rss=3 * MiB + 108 * KiB,
+        cgroup_peak=4 * MiB,
+    )
     # each task: 8 KiB stack, 2 KiB heap; kernel: 16 KiB stack, 4 KiB page tables, 9 KiB slab
-    top = run(n, snapshot(8 * KiB * (n + 1), 1 * MiB + 2 * KiB * n, 100 * KiB, 2 * MiB,
-                          v2(4 * MiB + 39 * KiB * n, 16 * KiB * (n + 1), 40 * KiB + 4 * KiB * n,
-                             50 * KiB + 9 * KiB * n, 200 * KiB + 29 * KiB * n)),
-              peak_rss=3 * MiB + 108 * KiB + 10 * KiB * n + 512 * n, cgroup_peak=4 * MiB + 39 * KiB * n)  # fmt: skip
+    top = run(
+        n,
+        snapshot(
+            8 * KiB * (n + 1),
+            1 * MiB + 2 * KiB * n,
+            100 * KiB,
+            2 * MiB,
+            v2(
+                4 * MiB + 39 * KiB * n,
+                16 * KiB * (n + 1),
+                40 * KiB + 4 * KiB * n,
+                50 * KiB + 9 * KiB * n,
+                200 * KiB + 29 * KiB * n,
+            ),
+        ),
+        peak_rss=3 * MiB + 108 * KiB + 10 * KiB * n + 512 * n,
+        cgroup_peak=4 * MiB + 39 * KiB * n,
+    )
     (s,), notes = explain.splits([base, top])
     assert notes == []
     rss = {k: p for k, _, p in s.rss.parts}
@@ -62,8 +88,13 @@ def test_parts_per_task_sum_to_the_measured_figure_and_the_rest_is_unattributed(
     assert s.rss.total == 10 * KiB and s.rss.measured == 10.5 * KiB
     assert s.rss.unattributed == 512 and not s.rss.explained  # 4.8 %: shown, never spread over parts
     cg = {k: p for k, _, p in s.cgroup.parts}
-    assert cg == {"cg_user": 10 * KiB, "kernel_stack": 16 * KiB, "pagetables": 4 * KiB, "slab": 9 * KiB,
-                  "kernel_other": 0}  # fmt: skip
+    assert cg == {
+        "cg_user": 10 * KiB,
+        "kernel_stack": 16 * KiB,
+        "pagetables": 4 * KiB,
+        "slab": 9 * KiB,
+        "kernel_other": 0,
+    }
     assert s.cgroup.explained and s.cgroup.unattributed == 0
 
 
@@ -87,8 +118,14 @@ def test_runs_whose_snapshot_fell_outside_the_hold_or_lack_a_baseline_are_left_o
     late = run(100, snapshot(0, MiB, 0, 0, None, t=3.5), MiB, None)  # the sleep (3 s) was over
     found, notes = explain.splits([late])
     assert found == [] and notes == ["v at N=100: 1 snapshot(s) outside the hold, left out"]
-    alone = RunRecord(variant="w", n=50, verdict="valid", sleep_s=3.0, label="here",
-                      result=result(peak_rss=MiB, ready_s=0.5, hold_split=snapshot(0, MiB, 0, 0, None)))  # fmt: skip
+    alone = RunRecord(
+        variant="w",
+        n=50,
+        verdict="valid",
+        sleep_s=3.0,
+        label="here",
+        result=result(peak_rss=MiB, ready_s=0.5, hold_split=snapshot(0, MiB, 0, 0, None)),
+    )
     found, notes = explain.splits([alone])
     assert found == [] and notes == ["w at N=50: no valid N=1 run with a snapshot to subtract"]
 
@@ -113,7 +150,9 @@ def test_the_median_of_each_part_over_a_cells_runs():
 def test_records_come_back_from_a_table_of_runs():
     import pandas as pd
 
-    rows = [run(1, snapshot(0, MiB, 0, 0, None), MiB, None).to_json(), {"variant": "x", "n": 1, "verdict": "failed",
-            "peak_rss": None, "hold_split": None}]  # fmt: skip
+    rows = [
+        run(1, snapshot(0, MiB, 0, 0, None), MiB, None).to_json(),
+        {"variant": "x", "n": 1, "verdict": "failed", "peak_rss": None, "hold_split": None},
+    ]
     back = explain.from_rows(pd.DataFrame(rows))
     assert len(back) == 1 and back[0].result.hold_split["user"]["heap"]["rss"] == MiB
