@@ -95,3 +95,43 @@ def books_table(views: list[BooksView], notes: dict[str, str]) -> str:
             out.append(f"\n{notes[v.variant]}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+BEGIN = "<!-- explain:begin (generated from plots/explain by scripts/explain_docs.py; do not edit) -->"
+END = "<!-- explain:end -->"
+
+
+def dominant(s: Split) -> str:
+    """One sentence: a split's full cost per task (resident parts and kernel parts) and the parts
+    that make most of it, with their shares, in measured numbers."""
+    rss = [(t, p) for _, t, p in s.rss.parts]
+    kernel = [(t, p) for k, t, p in (s.cgroup.parts if s.cgroup else []) if k != "cg_user"]
+    parts = sorted([x for x in rss + kernel if x[1] > 0], key=lambda x: -x[1])
+    total = sum(p for _, p in parts)
+    if total <= 0:
+        return f"{s.variant} at N={s.n:,}: no part grows with N"
+    named = [f"{t} {p / KIB:,.2f} KiB ({p / total:.0%})" for t, p in parts[:2] if p / total >= 0.05]
+    return (
+        f"{s.variant} at N={s.n:,}: {total / KIB:,.2f} KiB per task in all "
+        f"({s.rss.total / KIB:,.2f} resident, {(total - s.rss.total) / KIB:,.2f} kernel); "
+        + ", then ".join(named)
+    )
+
+
+def docs_block(
+    found: list[Split], views: list[BooksView], families: dict[str, str], notes: dict[str, str]
+) -> str:
+    """The generated part of docs/explain.md: what dominates, per family, the table and the books."""
+    out = [BEGIN, ""]
+    for family in sorted({families.get(s.variant, "other") for s in found}):
+        mine = [s for s in found if families.get(s.variant, "other") == family]
+        out.append(f"- **{family}**: " + "; ".join(dominant(s) for s in mine) + ".")
+    out += ["", splits_table(found), ""]
+    lines = [x for s in found if (x := stacks_line(s))]
+    out += [f"- {x}" for x in lines] + ([""] if lines else [])
+    if views:
+        out += ["The runtimes' own books, per task, beside memrun's part of the same runs:", ""]
+        out.append(books_table(views, notes).rstrip("\n"))
+        out.append("")
+    out.append(END)
+    return "\n".join(out)
