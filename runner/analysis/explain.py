@@ -264,6 +264,7 @@ def books_views(records: Iterable[RunRecord], parts_of: dict[str, dict[str, str]
             continue
         split = split_at(runs[0].label, variant, point(n, runs), point(1, base))
         memrun = {k: p for k, _, p in split.rss.parts} | {"total": split.rss.total}
+        memrun["anonymous"] = memrun["stack"] + memrun["heap"] + memrun["anon"]
         lines = []
         for name, part in parts_of.get(variant, {}).items():
             top = [r.books[name] for r in runs if name in (r.books or {})]

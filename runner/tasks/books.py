@@ -11,7 +11,9 @@ default, so a figure's run is the same program doing the same thing. What the ma
 - wait_s: how long the program may take to print after `ready` or the signal;
 - figures: a regex per figure over what was printed (the program's stdout and stderr and the
   commands' stdout), its unit, and the part of memrun's split it falls in (runner.analysis.explain:
-  "stack", "heap", "anon", "file"), so the two views can be set side by side;
+  "stack", "heap", "anon", "file"; "anonymous" for all three anonymous parts together, where a
+  runtime's mappings fall on either side of smaps' rules; "total" for the RSS at the hold), so the
+  two views can be set side by side;
 - note: what a reader needs to hold them side by side (goroutine stacks live in Go's heap arenas).
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 from runner.tasks.parse import ManifestError, read_str_map, read_strs
 
 UNITS = {"B": 1, "KiB": 1024, "KB": 1024, "MiB": 1 << 20, "MB": 1 << 20}  # NMT's "KB" is 1024 B
-PARTS = ("stack", "heap", "anon", "file", "total")  # total: the RSS at the hold
+PARTS = ("stack", "heap", "anon", "file", "anonymous", "total")  # anonymous: stack + heap + anon; total: RSS
 
 
 @dataclass(frozen=True)

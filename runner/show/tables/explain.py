@@ -88,7 +88,9 @@ def books_table(views: list[BooksView], notes: dict[str, str]) -> str:
         out.append("| the runtime's figure | KiB per task | memrun's part | KiB per task | ratio |")
         out.append("|---|---:|---|---:|---:|")
         for line in v.lines:
-            part = "RSS at the hold" if line.part == "total" else PARTS_TITLE.get(line.part, line.part)
+            part = {"total": "RSS at the hold", "anonymous": "all anonymous (stacks, heap, other)"}.get(
+                line.part, PARTS_TITLE.get(line.part, line.part)
+            )
             ratio = "–" if line.ratio is None else f"{line.ratio:.2f}"
             out.append(f"| {line.name} | {kib(line.per_task)} | {part} | {kib(line.memrun)} | {ratio} |")
         if notes.get(v.variant):
