@@ -79,8 +79,8 @@ def explain_section(runs: pd.DataFrame) -> Section | None:
     if not shown:
         return None
     return Section(
-        "explain",
+        "split",
         "Where each byte of a task goes",
-        "Where each byte of a task goes (`memrun explain`), KiB per task, (part(N) − part(1)) / N:",
+        "Where each byte of a task goes, KiB per task, (part(N) − part(1)) / N, from a snapshot at the hold:",
         splits_table(shown),
     )
