@@ -17,7 +17,7 @@ from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
-from runner.measure.core import Watch
+from runner.measure.core import AtHold, Watch
 from runner.results import RunRecord
 from runner.tasks import program
 
@@ -99,6 +99,7 @@ class Settings:
     buffer: int | None = None
     stop_when: Watch | None = None
     params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
+    at_hold: AtHold | None = None  # what to take at the hold instead of measure's snapshot
 
     def run(
         self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
@@ -115,6 +116,7 @@ class Settings:
             on_sample=self.on_sample,
             timeout_grace=self.timeout_grace,
             stop_when=self.stop_when,
+            **({"at_hold": self.at_hold} if self.at_hold else {}),
             **more,
         )
 

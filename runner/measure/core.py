@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from runner.measure import cgroups, ending, procfs
+from runner.measure import cgroups, ending, hold, procfs
 from runner.measure.launcher import LaunchReport, ensure_launcher, read_lines
 from runner.measure.result import RunResult, Sample
 from runner.measure.sampler import Sampler
@@ -118,6 +118,11 @@ class Companion(Protocol):
     def end(self) -> None: ...
 
 
+# At the hold (the first sample after `ready N`): given the tree's pids, the run's cgroup and the
+# seconds since the fork, what the run's memory is made of then (runner.measure.hold.snapshot).
+AtHold = Callable[[list[int], cgroups.RunCgroup, float], dict]
+
+
 class Watch(Protocol):
     """Whether a run may stop before it ends by itself: given the samples so far and when `ready N`
     came (seconds since fork, None before), (code, reason) to stop it now, else None."""
@@ -142,6 +147,7 @@ def measure(
     account_sockets: bool = False,
     companion: Companion | None = None,
     stop_when: Watch | None = None,
+    at_hold: AtHold | None = hold.snapshot,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -162,6 +168,8 @@ def measure(
     companion: a process that runs beside the program and may end the run early (Companion).
     stop_when: asked after every sample whether the run has shown what it was for (Watch); its
     (code, reason) stops it there, as stopped_by and stopped_reason.
+    at_hold: called once, after the first sample that follows `ready N` (that sample has read the
+    high-water marks), its dict kept as hold_split; None takes no snapshot.
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -233,6 +241,7 @@ def measure(
     deadline: float | None = None
     extended = 0.0
     interrupted = False
+    at_the_hold: dict | None = None
 
     def sample(t0: float) -> None:
         holding = companion is not None and "t" in ready and companion.holding
@@ -264,6 +273,8 @@ def measure(
                 companion.begin()
             while not report.exited.is_set():
                 sample(t0)
+                if at_hold and at_the_hold is None and "t" in ready:
+                    at_the_hold = at_hold(cg.members(report.pid), cg, time.monotonic() - t0)
                 if companion and (stopped := companion.step(ready.get("t"))):
                     break
                 ready_s = float(ready["t"]) - t0 if "t" in ready else None
@@ -340,4 +351,5 @@ def measure(
         interval_s=interval,
         samples=len(timeline),
         timeline=timeline,
+        hold_split=at_the_hold,
     )

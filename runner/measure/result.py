@@ -100,6 +100,10 @@ class RunResult:
     # Whether the run's cgroup charged the sockets the program accepted (cgroup v1 does only when
     # asked: RunCgroup.account_sockets); None when not asked.
     socket_accounting: bool | None = None
+    # What the memory was made of at the hold, once every task waited (runner.measure.hold): sums
+    # per kind of mapping, page tables, threads, the cgroup's usage and memory.stat. None when no
+    # snapshot was taken (no `ready N`; rows stored before memrun took it).
+    hold_split: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

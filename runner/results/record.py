@@ -95,6 +95,9 @@ class RunRecord:
     # Which program ran: a digest of its task folder's files (runner.tasks.program.digest). Runs of
     # an edited program are another population for capacity's evidence. None in older rows.
     program: str | None = None
+    # A run of kind "books" (`memrun explain --books`): the figures its runtime gave of its own
+    # memory at the hold, in bytes, by the names of its manifest's [variant.books].
+    books: dict[str, Any] | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -138,6 +141,7 @@ class RunRecord:
             "overlap_by_timing": self.overlap_by_timing,
             "hold_ratio": self.hold_ratio,
             "program": self.program,
+            "books": self.books,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.paths import BUILD_DIR, TASKS_DIR
+from runner.tasks.books import Books, read_books
 from runner.tasks.parse import FAILURE_MEANINGS as FAILURE_MEANINGS  # re-exported: the schema's names
 from runner.tasks.parse import FAILURE_NAMES as FAILURE_NAMES
 from runner.tasks.parse import PER_TASK_KEYS as PER_TASK_KEYS
@@ -101,6 +102,7 @@ class Variant:
     # and the variant it is a version of; empty and None for the installed build.
     chosen_version: dict[str, str] = field(default_factory=dict)
     version_of: str | None = None
+    books: Books | None = None  # [variant.books]: how its runtime is asked for its own books
 
     @property
     def has(self) -> tuple[str, ...]:
@@ -281,6 +283,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 str(spec["idiom"]) if "idiom" in spec else None,
                 read_text(spec.get("spread"), f"variant {name}: spread", path),
                 read_workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
+                books=read_books(spec.get("books"), f"variant {name}: books", path),
             )
         )
     _check_placeholders(tf)

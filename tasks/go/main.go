@@ -51,5 +51,8 @@ func main() {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Println("ready", n)
+	if os.Getenv("MEMRUN_BOOKS") == "1" {
+		printBooks()
+	}
 	wg.Wait()
 }

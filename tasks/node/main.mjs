@@ -21,6 +21,19 @@ if (args.length === 2) {
 }
 const ms = Math.round(seconds * 1000); // Node timers cap at 2**31-1 ms, hence the range check
 
+// The runtime's own books, for `memrun explain --books` only (off by default: no handler, and
+// node:v8 is not even loaded): on SIGUSR2, which memrun sends at the hold after its own snapshot,
+// V8's heap statistics, per space, and process.memoryUsage() to stderr as `books NAME VALUE`.
+if (process.env.MEMRUN_BOOKS === '1') {
+  process.on('SIGUSR2', async () => {
+    const v8 = await import('node:v8');
+    const say = (name, value) => process.stderr.write(`books ${name} ${value}\n`);
+    for (const [k, v] of Object.entries(v8.getHeapStatistics())) say(k, v);
+    for (const s of v8.getHeapSpaceStatistics()) say(`space ${s.space_name} used`, s.space_used_size);
+    for (const [k, v] of Object.entries(process.memoryUsage())) say(`process ${k}`, v);
+  });
+}
+
 const tasks = new Array(n);
 for (let i = 0; i < n; i++) {
   tasks[i] = sleep(ms);

@@ -38,6 +38,7 @@ EXPECTED = {
     "test_connections_from_a_session_scope_charge_server_and_client_apart",
     "test_a_user_in_a_delegated_scope_measures_caps_and_sweeps",
     "test_a_user_without_a_delegated_cgroup_gets_a_refusal_not_a_false_answer",
+    "test_a_threads_kernel_stack_is_attributed_to_kernel_stacks",
 }
 
 

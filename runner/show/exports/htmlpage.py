@@ -149,6 +149,8 @@ def _figure_caption(stem: str, metric: str) -> str:
         return f"{metric_title(metric)} at N = {n_label(n)}, one bar per variant, smallest first."
     if stem.startswith("loglog-"):
         return f"{metric_title(metric)} against N, both axes logarithmic."
+    if stem.startswith("split-per-task"):
+        return "Where each byte of a task goes: KiB per task by component at N = 100,000 (or below)."
     if stem.startswith("capacity-"):
         return "How many fit in the budget (log scale), against the naive prediction (tick)."
     return "Memory per task: (M(N) − M(1)) / N in KiB, per variant and N."

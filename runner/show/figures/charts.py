@@ -26,6 +26,7 @@ from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
 from runner.show.figures.context import WIDTH, Context, context, dagger, missing_note, series
 from runner.show.figures.per_task import per_task_chart
+from runner.show.figures.split import split_chart
 from runner.show.figures.style import (
     FLAG_COLOR,
     MISSING,
@@ -106,6 +107,9 @@ def figures(
             per_task = per_task_chart(ctx)
             if per_task is not None:
                 yield f"{prefix}per-task-{metric}{suffix}", per_task
+            where = split_chart(ctx.runs, ctx.prefix, ctx.caption)  # where each byte of a task goes
+            if where is not None:
+                yield f"{prefix}split-per-task{suffix}", where
             if shown is not None and hasattr(shown, "figures"):  # what the workload adds
                 for stem, fig in shown.figures(ctx.runs, ctx.cells, metric, ctx.prefix, ctx.caption):
                     yield f"{prefix}{stem}{suffix}", fig

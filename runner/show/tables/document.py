@@ -46,6 +46,9 @@ def sections(
                 capacity_markdown(capacity),
             )
         )
+    split = explain_section(runs)
+    if split is not None:
+        out.append(split)
     if not runs.empty and has_versions(runs):
         from runner.show.tables import versions
 
@@ -62,3 +65,22 @@ def markdown(parts: list[Section]) -> str:
     for part in parts[1:]:
         text += f"\n\n{part.lead}\n\n" + part.markdown.rstrip("\n")
     return text
+
+
+def explain_section(runs: pd.DataFrame) -> Section | None:
+    """Where each byte of a task goes (`memrun explain`), at the N the figure draws; None where no
+    valid run took a snapshot at its hold."""
+    from runner.analysis.explain import from_rows, splits
+    from runner.show.figures.split import chosen
+    from runner.show.tables.explain import splits_table
+
+    found, _ = splits(from_rows(sweep_runs(runs)))
+    shown = sorted(chosen(found), key=lambda s: s.variant)
+    if not shown:
+        return None
+    return Section(
+        "split",
+        "Where each byte of a task goes",
+        "Where each byte of a task goes, KiB per task, (part(N) − part(1)) / N, from a snapshot at the hold:",
+        splits_table(shown),
+    )

@@ -393,3 +393,29 @@ def _no_run_cgroup_left():
     yield
     left = [cg.path for cg, _, _ in cgroups.run_cgroups() if cg.path.exists() and cg.pids()]
     assert not left, f"run cgroups with processes left behind: {left}"
+
+
+def test_a_threads_kernel_stack_is_attributed_to_kernel_stacks():
+    """A known truth on cgroup v2, which counts kernel stacks per cgroup (v1 does not): each thread
+    of the C probe costs one kernel stack, 16 KiB on x86-64 (THREAD_SIZE), and `memrun explain`'s
+    kernel-stack part per task must say so within 2 %."""
+    from runner.analysis import explain
+    from runner.results import RunRecord
+    from tests.support.cprobe import build
+
+    stacks = build("stacks")
+    records = []
+    for k in (1, 500):
+        r = measure([str(stacks), str(k), "64", "16", "5"], timeout=120)
+        assert r.ok and r.hold_split is not None, (r.outcome(), r.stderr_tail)
+        records.append(RunRecord(variant="probe", n=k, verdict="valid", sleep_s=5.0, label="vm", result=r))
+    found, notes = explain.splits(records)
+    assert len(found) == 1 and found[0].cgroup is not None, notes
+    kernel = {key: part for key, _, part in found[0].cgroup.parts}
+    assert kernel["kernel_stack"] == pytest.approx(16 * KiB, rel=0.02), kernel
+    stack = {key: part for key, _, part in found[0].rss.parts}["stack"]
+    assert stack == pytest.approx(16 * KiB, rel=0.02)  # and the user stack it touched
+    assert found[0].cgroup.explained, (found[0].cgroup.total, found[0].cgroup.measured)
+    _figure("explain_kernel_stack_per_thread", kernel["kernel_stack"])
+    _figure("explain_slab_per_thread", kernel["slab"])
+    _figure("explain_pagetables_per_thread", kernel["pagetables"])

@@ -1,0 +1,97 @@
+"""`memrun explain --books`: runs of a variant in which its runtime is asked for its own books
+(runner.tasks.books), stored apart from the figures (kind "books": no report, figure or capacity
+reads them).
+
+Each run is an ordinary measured run with the manifest's books environment added. At its hold
+memrun first takes its own snapshot (runner.measure.hold), then asks: the signal, the commands
+(their stdout kept), and waits wait_s for the program's own printing. What was printed is parsed
+with the manifest's regexes once the run is over, so both views of one process at one moment
+sit in one record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from runner import tasks
+from runner.execute import Execution, execute
+from runner.measure import hold
+from runner.measure.cgroups import RunCgroup
+from runner.results import RunRecord
+from runner.tasks.books import Books
+from runner.tasks.commands import subst, values
+from runner.tasks.toolchain import tools_of
+
+ASK_TIMEOUT_S = 60.0
+
+
+class Asker:
+    """The hold hook of a books run: the snapshot, then the asking; keeps what the commands said."""
+
+    def __init__(self, variant: tasks.Variant, books: Books) -> None:
+        self.variant, self.books = variant, books
+        self.said: list[str] = []
+        self.problems: list[str] = []
+
+    def __call__(self, pids: list[int], cg: RunCgroup, t: float) -> dict[str, Any]:
+        split = hold.snapshot(pids, cg, t)
+        if not pids:
+            return split
+        pid = min(pids)  # the program's own process: its helpers are forked after it
+        if self.books.signal is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, self.books.signal)
+        vals = {**values(self.variant.folder, tools_of(self.variant.folder)), "pid": str(pid)}
+        for command in self.books.ask:
+            argv = [subst(a, vals) for a in command]
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=ASK_TIMEOUT_S)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                self.problems.append(f"{argv[0]}: {e}")
+                continue
+            self.said.append(done.stdout)
+            if done.returncode:
+                self.problems.append(
+                    f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()[-300:]}"
+                )
+        time.sleep(self.books.wait_s)
+        return split
+
+
+def run(
+    variant: tasks.Variant,
+    n: int,
+    sleep: float,
+    label: str,
+    on_run: Callable[[Execution], None] | None = None,
+    **settings: Any,
+) -> RunRecord:
+    """One books run of the variant at N: the record, with `books` (figure -> bytes) and any
+    problem asking in its reason. The variant must have [variant.books]."""
+    books = variant.books
+    assert books is not None
+    asker = Asker(variant, books)
+    override = {**books.env, **(settings.pop("env_override", None) or {})}
+    ex = execute(variant, n, sleep, env_override=override, at_hold=asker, **settings)
+    if on_run:
+        on_run(ex)
+    r = ex.result
+    text = "\n".join([*asker.said, *r.stderr_tail, *r.stdout_tail])
+    record = ex.record(kind="books", label=label, sleep_requested=str(sleep))
+    found = books.read(text)
+    missing = [f.name for f in books.figures if f.name not in found]
+    notes = [*asker.problems, *([f"not printed: {', '.join(missing)}"] if missing else [])]
+    reason = "; ".join(notes) if notes else record.reason
+    return record.replace(books=found, reason=reason)
+
+
+def variants_with_books(names: list[str]) -> list[tasks.Variant]:
+    """The named variants that have [variant.books]; all such variants when none are named."""
+    known = tasks.load_all()
+    chosen = [known[n] for n in names] if names else list(known.values())
+    return [v for v in chosen if v.books is not None]
