@@ -32,10 +32,10 @@
  * Every answer is checked: `302` with `Location: /Renard-K.png`, 1 <= K <= IMAGES, for `GET /`.
  * Before the load one `GET /memrun-404` on a connection of its own must answer 404; that
  * connection is then closed (FIN), so the server has seen a connection end before it is measured,
- * as any running server has: CPython's asyncio server, for one, spends about 30 % more CPU per
- * request until its first connection ends (its 256 KiB recv buffer is mmapped, shrunk and
- * unmapped per request until glibc's dynamic mmap threshold rises at the first free of a whole
- * one, which the first EOF brings). A wrong answer is counted (and the first one quoted): memrun
+ * as any running server has (seen: a server whose per-request receive buffer came from mmap, with
+ * three extra system calls and two page faults per request, until the first end of a connection
+ * raised glibc's dynamic mmap threshold; docs/http.md, "A server that has seen a connection end").
+ * A wrong answer is counted (and the first one quoted): memrun
  * makes such a run invalid.
  *
  * A connection the server closes is opened again at once, during phases too; a reconnect that

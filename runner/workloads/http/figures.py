@@ -65,11 +65,14 @@ def latency_chart(
         1, len(rates), figsize=(5.2 * len(rates), 4.8), layout="constrained", squeeze=False
     )
     for ax, rate in zip(axes[0], rates, strict=True):
+        lowest = []
         for v in variants:
             r = at_c[v]["rates"].get(rate)
             if not r or "_hists" not in r:
                 continue
             hists = r["_hists"]
+            if (least := hists["latency"].min_ns()) is not None:
+                lowest.append(max(least, 1_000) / 1e6)
             style = ":" if r["saturated"] or r.get("client_limited") else "-"
             _plot_curve(ax, hists["latency"], hists["censored"].min_ns(), colors[v], style, 1.4)
             if r.get("send_lag"):
@@ -79,6 +82,8 @@ def latency_chart(
         ax.set_xticks([_x(t) for t in TICKS], [f"{t:g}%" for t in TICKS])
         ax.minorticks_off()
         ax.set_xlim(_x(0.0), _x(99.999))
+        if lowest:  # a send lag of a few ns would stretch the axis down to nothing of interest
+            ax.set_ylim(bottom=min(lowest) / 4)
         ax.set_title(f"{n_label(rate)} requests/s")
         ax.set_xlabel("percentile (log scale of 1 / (1 - p))")
         ax.grid(True, which="major", alpha=0.3)
@@ -93,12 +98,16 @@ def latency_chart(
         fig,
         [
             *wrap(note, 160, 1),
-            "Open loop: request j is scheduled at j / R on connection j mod C and its latency counts "
-            "from that time (wrk2's correction), so a stall counts in full. HdrHistogram, 3 significant "
-            "digits, the valid runs pooled. Dotted: the rate saturated the server, or the client's "
-            "send lag p99 passed 10 % of the latency p99 (client-limited). Dashed: requests with no "
-            "answer by the end of the drain, counted there (a lower bound). Grey: the client's send "
-            "lag. closed: connections the server closed at each rate.",
+            *wrap(
+                "Open loop: request j is scheduled at j / R on connection j mod C and its latency counts "
+                "from that time (wrk2's correction), so a stall counts in full. HdrHistogram, 3 significant "
+                "digits, the valid runs pooled. Dotted: the rate saturated the server, or the client's "
+                "send lag p99 passed 10 % of the latency p99 (client-limited). Dashed: requests with no "
+                "answer by the end of the drain, counted there (a lower bound). Grey: the client's send "
+                "lag. closed: connections the server closed at each rate.",
+                160,
+                4,
+            ),
         ],
     )
     return fig

@@ -61,7 +61,7 @@ def rate_cell(r: dict[str, Any] | None) -> str:
                 f", {lat['censored'] / r['scheduled']:.0%} of the window's requests unanswered "
                 f"(censored at ≥ {_ms(lat.get('censored_min_us'))} ms)"
             )
-        if r.get("why") and "client" in r["why"]:
+        if r.get("why") and ("client" in r["why"] or "SLO" in r["why"]):
             text += f" ({r['why']})"
         return " · ".join([text, *_extras(r)])
     if r.get("client_limited"):
