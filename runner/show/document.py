@@ -101,8 +101,18 @@ def more_figures(
     metric: str,
     capacity: list[dict[str, Any]],
 ) -> list[Path]:
-    """The capacity answers' figures and the version axes' (after the sweep's)."""
+    """The capacity answers' figures and the version axes' (after the sweep's), and the data files
+    a workload adds beside its figures (`<package>.show`'s data_files(): the http workload's
+    .hgrm percentile distributions)."""
     written: list[Path] = []
+    swept = sweep_runs(runs)
+    if not swept.empty and "workload" in swept and swept["workload"].nunique() == 1:
+        from runner.workload import get
+
+        workload = get(str(swept["workload"].iloc[0]))
+        shown_ = workload.module("show")
+        if shown_ is not None and hasattr(shown_, "data_files"):
+            written += shown_.data_files(swept, out_dir, workload.figure_prefix)
     if capacity:
         from runner.show.figures.capacity import capacity_figures
         from runner.show.figures.style import save

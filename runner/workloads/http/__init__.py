@@ -55,10 +55,20 @@ class Http(Workload):
             identity=False,
         ),
         Parameter(
+            "client_spin",
+            "0",
+            "the client polls instead of sleeping for this long before each send falls due "
+            "(0: it sleeps until then): a CPU woken from idle runs it tens of microseconds late; "
+            "its send lag is measured either way",
+            p.duration,
+            identity=False,
+        ),
+        Parameter(
             "server_cpus",
             "auto",
             "the server's CPUs as taskset takes them (auto: the first "
-            "half); memrun's load client and memrun itself get the rest",
+            "half); memrun's load client gets the rest, and memrun itself any CPU left "
+            "over, else the server's (never the client's)",
             p.cpu_list,
         ),
     )

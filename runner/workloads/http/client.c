@@ -10,13 +10,43 @@
  * next request falls due sends it the moment the answer comes (HTTP/1.1 without pipelining), and
  * that wait is counted in full. The latency from the actual send (what a closed-loop tool sees)
  * is recorded beside it, so the two can be compared. It runs on its own CPUs, in its own cgroup,
- * one thread with epoll, and reports its own CPU time per phase.
+ * one thread with epoll.
  *
- * Every answer is checked: `302` with `Location: /Renard-K.png`, 1 <= K <= IMAGES, for `GET /`;
- * one `GET /memrun-404` on the first connection must answer 404 first. A wrong answer is counted
- * (and the first one quoted): memrun makes such a run invalid.
+ * The client's own lateness is measured, never charged to the server silently (Gil Tene's rule:
+ * measure the load generator's send lag, and never report a latency below it as the server's):
+ * - send lag: actual send time minus scheduled time, for every request whose connection was idle
+ *   when it fell due (one that waited for its connection is the server's wait, counted apart);
+ * - the client's run delay: time it was runnable but not running (/proc/thread-self/schedstat);
+ * - its timer slack is set to 1 ns (the default 50 us lets every timed wake-up come that late);
+ * - its timed wait is named in every phase: epoll_pwait2 (ns timeout) or, where the kernel lacks
+ *   it, a timerfd beside epoll_wait (also ns); never epoll_wait's 1 ms granularity.
  *
- * Usage: memrun-http [-a ADDR] [-I IMAGES] [-d DRAIN_S] [-w WINDOW] PORT C
+ * No latency is left out: a request of the window that got no answer by the end of the drain is
+ * counted at (end of the drain - its scheduled time), in the latency histogram and in a
+ * `censored` histogram of its own, so that a reader knows which percentiles are lower bounds.
+ *
+ * Histograms are HdrHistogram's layout (HdrHistogram_c, Python's hdrhistogram): values in ns,
+ * 1 ns to HDR_HIGHEST, 3 significant digits; printed as raw counts [[index, count], ...] for
+ * memrun (Python) to read, merge and encode.
+ *
+ * Every answer is checked: `302` with `Location: /Renard-K.png`, 1 <= K <= IMAGES, for `GET /`.
+ * Before the load one `GET /memrun-404` on a connection of its own must answer 404; that
+ * connection is then closed (FIN), so the server has seen a connection end before it is measured,
+ * as any running server has (seen: a server whose per-request receive buffer came from mmap, with
+ * three extra system calls and two page faults per request, until the first end of a connection
+ * raised glibc's dynamic mmap threshold; docs/http.md, "A server that has seen a connection end").
+ * A wrong answer is counted (and the first one quoted): memrun
+ * makes such a run invalid.
+ *
+ * A connection the server closes is opened again at once, during phases too; a reconnect that
+ * fails is retried every RETRY_MS until the phase's drain ends. `open_at_end` says how many of
+ * the C were open when a phase ended: memrun makes a run with fewer invalid.
+ *
+ * Usage: memrun-http [-a ADDR] [-I IMAGES] [-d DRAIN_S] [-g GRACE_S] [-w WINDOW] [-W auto|timerfd]
+ *                    [-S SPIN_US] PORT C
+ * -S: poll (epoll with a zero timeout) for the last SPIN_US before each send falls due instead of
+ *     sleeping: a CPU woken from idle runs the client tens of us after its timer fired (a VM's
+ *     vCPU most of all); the polled time is reported (spun_s) and kept out of client_busy.
  * stdin, one command per line:
  *   rate R WARMUP_S WINDOW_S   send at R requests/s: WARMUP_S unrecorded, then WINDOW_S recorded;
  *                              then wait up to DRAIN_S for answers to the window's requests
@@ -31,10 +61,10 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -42,57 +72,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifndef SYS_epoll_pwait2
+#define SYS_epoll_pwait2 441 /* the same number on every architecture (Linux 5.11) */
+#endif
+
 #define TAG_STDIN UINT64_MAX
 #define TAG_SIGNAL (UINT64_MAX - 1)
+#define TAG_TIMER (UINT64_MAX - 2)
 #define MAX_EVENTS 1024
 #define BUF 8192
 #define QUOTE 160
+#define LATE_NS 1000000LL  /* a send over 1 ms after its scheduled time is counted as late */
+#define RETRY_NS 10000000LL /* a failed reconnect is tried again 10 ms later */
 
-/* A log-linear histogram of microseconds, about 1.6 % wide per bucket (HdrHistogram's idea with
- * 64 sub-buckets per power of two): exact below 128 us, up to 2^36 us. */
-#define HBUCKETS 2048
+/* HdrHistogram with lowest 1, highest HDR_HIGHEST, 3 significant digits: sub-bucket count 2048
+ * (2^ceil(log2(2 * 10^3))), half 1024, unit magnitude 0, so leading_zero_count_base =
+ * 64 - 0 - 10 - 1 = 53, and 32 buckets reach 2^42 > HDR_HIGHEST: (32 + 1) * 1024 counts. */
+#define HDR_HIGHEST 3600000000000LL /* 1 h in ns; a larger value is counted at it (clamped) */
+#define HDR_LEN ((32 + 1) * 1024)
 typedef struct {
-    uint64_t count[HBUCKETS];
-    uint64_t n, max_us, sum_us;
-} hist_t;
+    uint64_t counts[HDR_LEN];
+    uint64_t n, clamped;
+    int64_t min, max;
+    double sum;
+} hdr_t;
 
-static int hbucket(uint64_t us) {
-    if (us < 128) return (int)us;
-    int e = 63 - __builtin_clzll(us);
-    if (e > 36) return HBUCKETS - 1;
-    return 128 + (e - 7) * 64 + (int)((us >> (e - 6)) - 64);
+static int hdr_index(int64_t v) {
+    uint64_t u = v < 0 ? 0 : (uint64_t)v;
+    int bucket = 53 - __builtin_clzll(u | 2047);
+    int sub = (int)(u >> bucket);
+    return ((bucket + 1) << 10) + (sub - 1024);
 }
 
-static uint64_t hvalue(int b) { /* the bucket's upper bound: a percentile never reads low */
-    if (b < 128) return (uint64_t)b;
-    int e = (b - 128) / 64 + 7, m = (b - 128) % 64 + 64;
-    return (((uint64_t)m + 1) << (e - 6)) - 1;
-}
-
-static void hrecord(hist_t *h, uint64_t us) {
-    h->count[hbucket(us)]++;
-    h->n++;
-    h->sum_us += us;
-    if (us > h->max_us) h->max_us = us;
-}
-
-static uint64_t hpercentile(const hist_t *h, double p) {
-    if (!h->n) return 0;
-    uint64_t want = (uint64_t)(p / 100.0 * (double)h->n + 0.999999), seen = 0;
-    if (want < 1) want = 1;
-    for (int b = 0; b < HBUCKETS; b++) {
-        seen += h->count[b];
-        if (seen >= want) return hvalue(b) < h->max_us ? hvalue(b) : h->max_us;
+static void hdr_record(hdr_t *h, int64_t v) {
+    if (v < 0) v = 0;
+    if (v > HDR_HIGHEST) {
+        v = HDR_HIGHEST;
+        h->clamped++;
     }
-    return h->max_us;
+    h->counts[hdr_index(v)]++;
+    if (!h->n || v < h->min) h->min = v;
+    if (v > h->max) h->max = v;
+    h->n++;
+    h->sum += (double)v;
 }
+
+static void hdr_reset(hdr_t *h) { memset(h, 0, sizeof *h); }
 
 enum { FREE = 0, CONNECTING, OPEN };
 
@@ -101,6 +135,7 @@ typedef struct {
     int busy;           /* a request is in flight */
     int check404;       /* the in-flight request is the 404 check */
     int retry;          /* the in-flight request was lost with its connection: send it again */
+    int pending;        /* waiting in the reconnect list */
     uint64_t cur_j;     /* the in-flight request's global index */
     uint64_t next_j;    /* global index of this connection's next request (j mod C == its index) */
     int64_t sched_ns;   /* the in-flight request's scheduled time */
@@ -114,24 +149,37 @@ static struct {
     struct sockaddr_in server;
     long c, images;
     double drain_s;
+    int64_t spin_ns, spun;
     long window; /* connects in flight while opening */
     char request[256];
     size_t request_len;
-    int epfd;
-    conn_t *conns;
-    long open, connecting, next_connect;
+    int epfd, tfd; /* tfd: the timerfd when epoll_pwait2 is missing (or -W timerfd) */
+    const char *wait_name;
+    unsigned long slack_ns;
+    conn_t *conns; /* C load connections, and at index C the 404 check's own */
+    long open, connecting;
+    int opened;     /* `connected` was printed: from now on a lost connection is reconnected */
     int refused_ok; /* until the first connect succeeds, ECONNREFUSED means "not listening yet" */
+    long *pending;  /* connections whose reconnect failed, retried at retry_at */
+    long npending;
+    int64_t retry_at;
     int64_t t_start;
     /* the running phase */
     int running;
     double rate;
     int64_t t0, window_start, window_end, drain_end;
-    uint64_t due; /* requests scheduled so far (j < due) */
-    hist_t corrected, uncorrected;
+    uint64_t due;    /* requests scheduled so far (j < due) */
+    uint64_t last;   /* the phase's requests are j < last (scheduled before the window's end) */
+    uint64_t ja, jz; /* the window's requests: ja <= j < jz */
+    uint8_t *answered_bits; /* bit j: request j got its answer */
+    hdr_t corrected, service, send_lag, censored;
     uint64_t sent, answered, answered_in_window, wrong, not_found, closed_by_server, reconnects,
-        connect_errors, late_sends, retried;
+        reconnect_failures, connect_errors, retried, dropped, due_idle, due_busy, late_client, late_busy;
     char wrong_quote[QUOTE];
+    char reconnect_error[128];
     struct rusage ru0;
+    uint64_t sched0[3];
+    int have_sched0;
     /* totals */
     uint64_t total_sent, total_answered, total_wrong;
     char error[256];
@@ -143,6 +191,17 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int64_t sched_of(uint64_t j) { return S.t0 + (int64_t)((double)j * 1e9 / S.rate); }
+
+/* The first j whose scheduled time is at or after t (t >= t0). */
+static uint64_t first_at(int64_t t) {
+    double x = (double)(t - S.t0) * S.rate / 1e9;
+    uint64_t j = (uint64_t)x;
+    while (j > 0 && sched_of(j - 1) >= t) j--;
+    while (sched_of(j) < t) j++;
+    return j;
+}
+
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...) {
     if (S.error[0]) return;
@@ -152,12 +211,26 @@ static void fail(const char *fmt, ...) {
     va_end(ap);
 }
 
+/* The thread's time on a CPU and waiting for one (ns), and its time slices, from schedstat. */
+static int schedstat(uint64_t out[3]) {
+    out[0] = out[1] = out[2] = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (!f) return 0;
+    unsigned long long a, b, c;
+    int ok = fscanf(f, "%llu %llu %llu", &a, &b, &c) == 3;
+    if (ok) {
+        out[0] = a;
+        out[1] = b;
+        out[2] = c;
+    }
+    fclose(f);
+    return ok;
+}
+
 static void close_conn(conn_t *k, int reset) {
     if (k->fd < 0) return;
-    if (reset) {
-        struct linger l = {1, 0};
-        setsockopt(k->fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
-    }
+    struct linger l = {reset ? 1 : 0, 0};
+    setsockopt(k->fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
     close(k->fd);
     if (k->state == OPEN) S.open--;
     if (k->state == CONNECTING) S.connecting--;
@@ -196,9 +269,45 @@ static int start_connect(long i) {
     return 0;
 }
 
-static void send_request(long i, uint64_t j, int64_t t) {
+/* A load connection whose (re)connect failed: counted, its first error kept, and tried again
+ * RETRY_NS later (retry_reconnects). */
+static void reconnect_failed(long i, int err, int64_t t) {
     conn_t *k = &S.conns[i];
-    int64_t sched = S.t0 + (int64_t)((double)j * 1e9 / S.rate);
+    S.reconnect_failures++;
+    if (!S.reconnect_error[0]) snprintf(S.reconnect_error, sizeof S.reconnect_error, "%s", strerror(err));
+    if (err == EMFILE || err == ENFILE) fail("reconnect: %s", strerror(err));
+    if (!k->pending) {
+        k->pending = 1;
+        S.pending[S.npending++] = i;
+    }
+    if (!S.retry_at) S.retry_at = t + RETRY_NS;
+}
+
+static void reconnect(long i, int64_t t) {
+    if (start_connect(i) < 0 && !S.error[0]) reconnect_failed(i, errno, t);
+}
+
+static void retry_reconnects(int64_t t) {
+    if (!S.npending || t < S.retry_at) return;
+    long n = S.npending;
+    S.npending = 0;
+    S.retry_at = 0;
+    for (long x = 0; x < n; x++) {
+        long i = S.pending[x];
+        S.conns[i].pending = 0;
+        if (S.conns[i].state == FREE) reconnect(i, t);
+    }
+}
+
+static int in_window(uint64_t j) { return j >= S.ja && j < S.jz; }
+
+/* Send request j on connection i now. on_schedule: it is sent the moment it fell due, its
+ * connection idle (its lag is the client's lateness); otherwise its connection was busy or
+ * reconnecting when it fell due (the server's wait). */
+static void send_request(long i, uint64_t j, int on_schedule) {
+    conn_t *k = &S.conns[i];
+    int64_t sched = sched_of(j);
+    int64_t t = now_ns();
     ssize_t w = send(k->fd, S.request, S.request_len, MSG_NOSIGNAL);
     if (w != (ssize_t)S.request_len) return; /* closed: its EPOLLRDHUP comes next (on_lost) */
     k->busy = 1;
@@ -206,23 +315,35 @@ static void send_request(long i, uint64_t j, int64_t t) {
     k->cur_j = j;
     k->sched_ns = sched;
     k->sent_ns = t;
-    k->in_window = sched >= S.window_start && sched < S.window_end;
-    k->next_j = j + (uint64_t)S.c;
+    k->in_window = in_window(j);
+    if (j + (uint64_t)S.c > k->next_j) k->next_j = j + (uint64_t)S.c;
     S.sent++;
     S.total_sent++;
-    if (t - sched > 1000000) S.late_sends++; /* sent over 1 ms after its time (connection busy) */
+    if (k->in_window && !k->retry) {
+        if (on_schedule) {
+            S.due_idle++;
+            hdr_record(&S.send_lag, t - sched);
+            if (t - sched > LATE_NS) S.late_client++;
+        } else {
+            S.due_busy++;
+            if (t - sched > LATE_NS) S.late_busy++;
+        }
+    }
 }
 
-/* Send what is due on connection i, if it is idle: its oldest unsent scheduled request. */
-static void maybe_send(long i, int64_t t) {
+/* Send what is due on connection i, if it is idle: a request lost with its connection first,
+ * else its oldest unsent scheduled request. */
+static void maybe_send(long i, int on_schedule) {
     conn_t *k = &S.conns[i];
     if (!S.running || k->state != OPEN || k->busy) return;
     if (k->retry) {
-        k->retry = 0;
-        S.retried++;
-        send_request(i, k->cur_j, t);
+        send_request(i, k->cur_j, 0);
+        if (k->busy) { /* sent (else its connection is gone again, and it stays to retry) */
+            k->retry = 0;
+            S.retried++;
+        }
     } else if (k->next_j < S.due) {
-        send_request(i, k->next_j, t);
+        send_request(i, k->next_j, on_schedule && k->next_j + 1 == S.due);
     }
 }
 
@@ -322,16 +443,18 @@ static long parse_response(long i, int64_t t) {
         const char *loc = header(b, hend + 2, "Location", &vlen);
         if (!loc || !location_ok(loc, vlen)) quote_wrong("GET / answered a wrong Location", b, hlen);
     }
-    if (!k->check404) {
+    if (!k->check404 && k->busy) {
         S.answered++;
         S.total_answered++;
         if (t >= S.window_start && t < S.window_end) S.answered_in_window++;
+        if (S.answered_bits && k->cur_j < S.last) S.answered_bits[k->cur_j >> 3] |= (uint8_t)(1u << (k->cur_j & 7));
         if (k->in_window) {
-            hrecord(&S.corrected, (uint64_t)((t - k->sched_ns) / 1000));
-            hrecord(&S.uncorrected, (uint64_t)((t - k->sent_ns) / 1000));
+            hdr_record(&S.corrected, t - k->sched_ns);
+            hdr_record(&S.service, t - k->sent_ns);
         }
     }
     k->busy = 0;
+    k->check404 = 0;
     /* After `Connection: close` the server closes it next, and on_lost counts that. */
     return (long)(hlen + (size_t)body);
 }
@@ -340,15 +463,19 @@ static long parse_response(long i, int64_t t) {
  * open; its unsent requests go out once it is back, their wait counted. A request in flight that
  * got no byte of an answer is sent again on the new connection, as HTTP clients do when a server
  * closes an idle keep-alive connection as the request goes out (its latency still counts from its
- * scheduled time). */
-static void on_lost(long i, int by_server) {
+ * scheduled time); one that got part of an answer is dropped (counted, and censored at the end
+ * of the drain). */
+static void on_lost(long i, int by_server, int64_t t) {
     conn_t *k = &S.conns[i];
     if (by_server) S.closed_by_server++;
-    int again = by_server && k->busy && !k->check404 && k->len == 0 && S.running;
+    int inflight = k->busy && !k->check404 && S.running;
+    int again = by_server && inflight && k->len == 0;
+    if (inflight && !again) S.dropped++;
     close_conn(k, 1);
     k->retry = again;
+    if (!S.opened || i >= S.c) return; /* while opening, the opening loop connects again */
     S.reconnects++;
-    if (start_connect(i) < 0 && !S.error[0]) fail("reconnect: %s", strerror(errno));
+    reconnect(i, t);
 }
 
 static void on_readable(long i, int64_t t) {
@@ -356,7 +483,7 @@ static void on_readable(long i, int64_t t) {
     for (;;) {
         ssize_t r = recv(k->fd, k->buf + k->len, BUF - k->len, 0);
         if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-            on_lost(i, 1);
+            on_lost(i, 1, t);
             return;
         }
         if (r < 0) break;
@@ -365,13 +492,13 @@ static void on_readable(long i, int64_t t) {
             long used = parse_response(i, t);
             if (used < 0) {
                 quote_wrong("an unreadable response", k->buf, k->len);
-                on_lost(i, 0);
+                on_lost(i, 0, t);
                 return;
             }
             if (used == 0) break;
             memmove(k->buf, k->buf + used, k->len - (size_t)used);
             k->len -= (size_t)used;
-            maybe_send(i, t);
+            if (i < S.c) maybe_send(i, 0);
         }
         /* Nothing half-read: epoll (level-triggered) says when more comes, which saves the
          * recv that would only return EAGAIN (a syscall per answer: the client's main cost). */
@@ -387,6 +514,10 @@ static void on_event(long i, uint32_t ev, int64_t t) {
         getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &err, &el);
         if (err) {
             close_conn(k, 0);
+            if (S.opened) {
+                reconnect_failed(i, err, t);
+                return;
+            }
             if (!(err == ECONNREFUSED && S.refused_ok)) S.connect_errors++;
             if (S.connect_errors > 100) fail("connect: %s (over 100 connects failed)", strerror(err));
             return; /* the opening loop retries this index */
@@ -398,7 +529,7 @@ static void on_event(long i, uint32_t ev, int64_t t) {
         S.open++;
         struct epoll_event e2 = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uint64_t)i};
         epoll_ctl(S.epfd, EPOLL_CTL_MOD, k->fd, &e2);
-        maybe_send(i, t);
+        if (i < S.c) maybe_send(i, 0);
         return;
     }
     if (k->state == OPEN && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))) on_readable(i, t);
@@ -419,59 +550,90 @@ static double cpu_s(const struct rusage *r) {
            r->ru_stime.tv_usec / 1e6;
 }
 
-static void print_hist(const char *name, const hist_t *h) {
-    printf("\"%s\": {\"count\": %llu, \"p50_us\": %llu, \"p90_us\": %llu, \"p99_us\": %llu, "
-           "\"p999_us\": %llu, \"max_us\": %llu, \"mean_us\": %.1f, \"buckets\": [",
-           name, (unsigned long long)h->n, (unsigned long long)hpercentile(h, 50),
-           (unsigned long long)hpercentile(h, 90), (unsigned long long)hpercentile(h, 99),
-           (unsigned long long)hpercentile(h, 99.9), (unsigned long long)h->max_us,
-           h->n ? (double)h->sum_us / (double)h->n : 0.0);
-    int first = 1; /* the non-empty buckets as [upper_us, count], for percentile curves */
-    for (int b = 0; b < HBUCKETS; b++)
-        if (h->count[b]) {
-            printf("%s[%llu, %llu]", first ? "" : ", ", (unsigned long long)hvalue(b),
-                   (unsigned long long)h->count[b]);
+/* A histogram as raw counts: {"count", "min_ns", "max_ns", "sum_ns", "clamped", "counts":
+ * [[index, count], ...]} (index in HdrHistogram's counts array; empty: count 0, min/max null). */
+static void print_hdr(const char *name, const hdr_t *h) {
+    printf("\"%s\": {\"count\": %llu, \"clamped\": %llu, \"sum_ns\": %.0f, ", name,
+           (unsigned long long)h->n, (unsigned long long)h->clamped, h->sum);
+    if (h->n) printf("\"min_ns\": %lld, \"max_ns\": %lld, ", (long long)h->min, (long long)h->max);
+    else printf("\"min_ns\": null, \"max_ns\": null, ");
+    printf("\"counts\": [");
+    int first = 1;
+    for (int x = 0; x < HDR_LEN; x++)
+        if (h->counts[x]) {
+            printf("%s[%d, %llu]", first ? "" : ", ", x, (unsigned long long)h->counts[x]);
             first = 0;
         }
     printf("]}");
 }
 
+/* The window's requests that got no answer: censored at the end of the drain (the latest the
+ * client would have waited), in the latency histogram and the censored one. */
+static void censor(int64_t t_end) {
+    int64_t at = t_end > S.drain_end ? t_end : S.drain_end;
+    if (!S.answered_bits) return;
+    for (uint64_t j = S.ja; j < S.jz; j++)
+        if (!(S.answered_bits[j >> 3] & (1u << (j & 7)))) {
+            hdr_record(&S.corrected, at - sched_of(j));
+            hdr_record(&S.censored, at - sched_of(j));
+        }
+}
+
 static void print_phase(int64_t t_end) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    uint64_t scheduled = 0, unanswered = 0;
-    /* requests scheduled in the window: j with window_start <= t0 + j/R < window_end */
-    double a = (double)(S.window_start - S.t0) * S.rate / 1e9, z = (double)(S.window_end - S.t0) * S.rate / 1e9;
-    scheduled = (uint64_t)(z + 0.999999999) - (uint64_t)(a + 0.999999999);
-    unanswered = scheduled > S.corrected.n ? scheduled - S.corrected.n : 0;
+    uint64_t st[3];
+    int have_st = schedstat(st) && S.have_sched0;
+    censor(t_end);
+    uint64_t scheduled = S.jz - S.ja;
     double window_s = (double)(S.window_end - S.window_start) / 1e9;
-    /* the share of its CPUs the client used over the phase: near 1, the rate is its limit */
+    double phase_s = (double)(t_end - S.t0) / 1e9;
+    /* the share of its CPUs the client used over the phase, less the time it polled on purpose
+     * (-S): near 1, the rate is its limit */
     cpu_set_t set;
     int ncpu = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    double busy = (cpu_s(&ru) - cpu_s(&S.ru0)) / ((double)(t_end - S.t0) / 1e9) / (ncpu > 0 ? ncpu : 1);
+    double worked = cpu_s(&ru) - cpu_s(&S.ru0) - (double)S.spun / 1e9;
+    double busy = (worked > 0 ? worked : 0) / phase_s / (ncpu > 0 ? ncpu : 1);
     printf("phase {\"rate\": %.3f, \"connections\": %ld, \"warmup_s\": %.3f, \"window_s\": %.3f, "
            "\"scheduled\": %llu, \"answered_in_window\": %llu, \"achieved_rate\": %.3f, "
-           "\"unanswered\": %llu, \"sent\": %llu, \"answered\": %llu, \"late_sends\": %llu, "
+           "\"unanswered\": %llu, \"sent\": %llu, \"answered\": %llu, \"due_idle\": %llu, "
+           "\"due_busy\": %llu, \"late_client\": %llu, \"late_busy\": %llu, "
            "\"wrong\": %llu, \"closed_by_server\": %llu, \"reconnects\": %llu, \"retried\": %llu, "
-           "\"connect_errors\": %llu, \"open_at_end\": %ld, \"drain_s\": %.3f, \"cpu_s\": %.3f, "
-           "\"client_busy\": %.4f, "
+           "\"dropped\": %llu, \"reconnect_failures\": %llu, \"reconnect_error\": ",
+           S.rate, S.c, (double)(S.window_start - S.t0) / 1e9, window_s, (unsigned long long)scheduled,
+           (unsigned long long)S.answered_in_window, (double)S.answered_in_window / window_s,
+           (unsigned long long)S.censored.n, (unsigned long long)S.sent, (unsigned long long)S.answered,
+           (unsigned long long)S.due_idle, (unsigned long long)S.due_busy,
+           (unsigned long long)S.late_client, (unsigned long long)S.late_busy,
+           (unsigned long long)S.wrong, (unsigned long long)S.closed_by_server,
+           (unsigned long long)S.reconnects, (unsigned long long)S.retried,
+           (unsigned long long)S.dropped, (unsigned long long)S.reconnect_failures);
+    if (S.reconnect_error[0]) json_string(S.reconnect_error);
+    else printf("null");
+    printf(", \"connect_errors\": %llu, \"open_at_end\": %ld, \"drain_s\": %.3f, \"cpu_s\": %.3f, "
+           "\"client_busy\": %.4f, \"spin_us\": %.3f, \"spun_s\": %.6f, ",
+           (unsigned long long)S.connect_errors, S.open, (double)(t_end - S.window_end) / 1e9,
+           cpu_s(&ru) - cpu_s(&S.ru0), busy, (double)S.spin_ns / 1000, (double)S.spun / 1e9);
+    if (have_st)
+        printf("\"run_delay_s\": %.6f, \"on_cpu_s\": %.6f, \"timeslices\": %llu, ",
+               (double)(st[1] - S.sched0[1]) / 1e9, (double)(st[0] - S.sched0[0]) / 1e9,
+               (unsigned long long)(st[2] - S.sched0[2]));
+    else
+        printf("\"run_delay_s\": null, \"on_cpu_s\": null, \"timeslices\": null, ");
+    printf("\"involuntary_switches\": %ld, \"wait\": \"%s\", \"timer_slack_ns\": %lu, "
            "\"mono_start\": %.6f, \"mono_window\": %.6f, \"mono_window_end\": %.6f, \"mono_end\": %.6f, "
            "\"wrong_example\": ",
-           S.rate, S.c, (double)(S.window_start - S.t0) / 1e9, window_s,
-           (unsigned long long)scheduled, (unsigned long long)S.answered_in_window,
-           (double)S.answered_in_window / window_s, (unsigned long long)unanswered,
-           (unsigned long long)S.sent, (unsigned long long)S.answered,
-           (unsigned long long)S.late_sends, (unsigned long long)S.wrong,
-           (unsigned long long)S.closed_by_server, (unsigned long long)S.reconnects,
-           (unsigned long long)S.retried,
-           (unsigned long long)S.connect_errors, S.open, (double)(t_end - S.window_end) / 1e9,
-           cpu_s(&ru) - cpu_s(&S.ru0), busy, (double)S.t0 / 1e9, (double)S.window_start / 1e9,
-           (double)S.window_end / 1e9, (double)t_end / 1e9);
+           ru.ru_nivcsw - S.ru0.ru_nivcsw, S.wait_name, S.slack_ns, (double)S.t0 / 1e9,
+           (double)S.window_start / 1e9, (double)S.window_end / 1e9, (double)t_end / 1e9);
     json_string(S.wrong_quote);
     printf(", ");
-    print_hist("latency", &S.corrected);
+    print_hdr("latency", &S.corrected);
     printf(", ");
-    print_hist("service", &S.uncorrected);
+    print_hdr("service", &S.service);
+    printf(", ");
+    print_hdr("send_lag", &S.send_lag);
+    printf(", ");
+    print_hdr("censored", &S.censored);
     printf("}\n");
     fflush(stdout);
 }
@@ -481,93 +643,135 @@ static void print_summary(void) {
     getrusage(RUSAGE_SELF, &ru);
     printf("summary {\"connections\": %ld, \"open\": %ld, \"sent\": %llu, \"answered\": %llu, "
            "\"wrong\": %llu, \"not_found_checked\": %llu, \"maxrss_kib\": %ld, \"cpu_s\": %.3f, "
-           "\"elapsed_s\": %.3f, \"error\": ",
+           "\"elapsed_s\": %.3f, \"wait\": \"%s\", \"timer_slack_ns\": %lu, \"error\": ",
            S.c, S.open, (unsigned long long)S.total_sent, (unsigned long long)S.total_answered,
            (unsigned long long)S.total_wrong, (unsigned long long)S.not_found, ru.ru_maxrss,
-           cpu_s(&ru), (double)(now_ns() - S.t_start) / 1e9);
+           cpu_s(&ru), (double)(now_ns() - S.t_start) / 1e9, S.wait_name, S.slack_ns);
     if (S.error[0]) json_string(S.error);
     else printf("null");
     printf("}\n");
     fflush(stdout);
 }
 
-/* Wait for events until `until` (ns), or until the next request falls due. */
+/* Wait for events until `until` (ns, CLOCK_MONOTONIC): epoll_pwait2's ns timeout, or a timerfd
+ * armed at `until` beside an untimed epoll_wait. Never epoll_wait's own ms timeout: rounded up to
+ * the next ms, it would make every timed send up to 1 ms late. */
 static int wait_events(struct epoll_event *evs, int64_t until) {
-    int64_t t = now_ns(), wait = until - t;
+    int64_t wait = until - now_ns();
     if (wait < 0) wait = 0;
-    struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
-#ifdef SYS_epoll_pwait2
-    static int have = 1;
-    if (have) {
-        int n = (int)syscall(SYS_epoll_pwait2, S.epfd, evs, MAX_EVENTS, &ts, NULL, 0);
-        if (n >= 0 || errno != ENOSYS) return n;
-        have = 0;
+    if (S.tfd < 0) {
+        struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
+        return (int)syscall(SYS_epoll_pwait2, S.epfd, evs, MAX_EVENTS, &ts, NULL, 0);
     }
-#endif
-    return epoll_wait(S.epfd, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
+    if (wait == 0) return epoll_wait(S.epfd, evs, MAX_EVENTS, 0);
+    struct itimerspec its = {.it_value = {.tv_sec = until / 1000000000, .tv_nsec = until % 1000000000}};
+    timerfd_settime(S.tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    return epoll_wait(S.epfd, evs, MAX_EVENTS, -1);
 }
 
-static int handle(struct epoll_event *evs, int n, char *line, size_t *line_len, int *quit) {
-    int64_t t = now_ns();
+/* Choose the timed wait: epoll_pwait2 where the kernel has it (Linux 5.11), else a timerfd. */
+static void choose_wait(const char *want) {
+    S.tfd = -1;
+    if (strcmp(want, "timerfd") != 0) {
+        struct epoll_event ev;
+        struct timespec zero = {0, 0};
+        if (syscall(SYS_epoll_pwait2, S.epfd, &ev, 1, &zero, NULL, 0) >= 0 || errno != ENOSYS) {
+            S.wait_name = "epoll_pwait2";
+            return;
+        }
+    }
+    S.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (S.tfd < 0) {
+        fprintf(stderr, "memrun-http: timerfd_create: %s\n", strerror(errno));
+        exit(1);
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
+    epoll_ctl(S.epfd, EPOLL_CTL_ADD, S.tfd, &ev);
+    S.wait_name = "timerfd";
+}
+
+static void handle(struct epoll_event *evs, int n, char *line, size_t *line_len, int *quit) {
     for (int e = 0; e < n; e++) {
         uint64_t tag = evs[e].data.u64;
         if (tag == TAG_SIGNAL) {
             *quit = 1;
+        } else if (tag == TAG_TIMER) {
+            uint64_t expirations;
+            if (read(S.tfd, &expirations, sizeof expirations) < 0) { /* EAGAIN: nothing to clear */
+            }
         } else if (tag == TAG_STDIN) {
             if (*line_len >= 255) *line_len = 0; /* no command is that long */
             ssize_t r = read(0, line + *line_len, 255 - *line_len);
             if (r <= 0) *quit = 1;
             else *line_len += (size_t)r;
         } else {
-            on_event((long)tag, evs[e].events, t);
+            on_event((long)tag, evs[e].events, now_ns()); /* each answer at its own time */
         }
     }
-    return 0;
+}
+
+/* Whether the drain may end: no load connection busy, none with a request left to send, and
+ * every one open (a reconnect still pending or in progress is waited for). */
+static int drained(void) {
+    if (S.open < S.c) return 0;
+    for (long i = 0; i < S.c; i++)
+        if (S.conns[i].busy || S.conns[i].retry || S.conns[i].next_j < S.due) return 0;
+    return 1;
 }
 
 static void run_phase(double rate, double warmup_s, double window_s, int *quit, char *line, size_t *line_len) {
-    memset(&S.corrected, 0, sizeof S.corrected);
-    memset(&S.uncorrected, 0, sizeof S.uncorrected);
+    hdr_reset(&S.corrected);
+    hdr_reset(&S.service);
+    hdr_reset(&S.send_lag);
+    hdr_reset(&S.censored);
     S.sent = S.answered = S.answered_in_window = S.wrong = S.closed_by_server = S.reconnects = 0;
-    S.connect_errors = S.late_sends = S.retried = 0;
-    S.wrong_quote[0] = 0;
+    S.reconnect_failures = S.connect_errors = S.retried = S.dropped = 0;
+    S.due_idle = S.due_busy = S.late_client = S.late_busy = 0;
+    S.spun = 0;
+    S.wrong_quote[0] = S.reconnect_error[0] = 0;
     getrusage(RUSAGE_SELF, &S.ru0);
+    S.have_sched0 = schedstat(S.sched0);
     S.rate = rate;
     S.t0 = now_ns();
     S.window_start = S.t0 + (int64_t)(warmup_s * 1e9);
     S.window_end = S.window_start + (int64_t)(window_s * 1e9);
     S.drain_end = S.window_end + (int64_t)(S.drain_s * 1e9);
     S.due = 0;
-    double end_j = (double)(S.window_end - S.t0) * rate / 1e9;
-    uint64_t last = (uint64_t)end_j + ((double)(uint64_t)end_j < end_j); /* ceil */
+    S.ja = first_at(S.window_start);
+    S.jz = S.last = first_at(S.window_end); /* j < last: scheduled before the window's end */
+    free(S.answered_bits);
+    S.answered_bits = calloc(S.last / 8 + 1, 1);
+    if (!S.answered_bits) {
+        fail("out of memory for %llu requests", (unsigned long long)S.last);
+        return;
+    }
     for (long i = 0; i < S.c; i++) {
         S.conns[i].next_j = (uint64_t)i;
         S.conns[i].retry = 0; /* a request of an earlier phase is not this phase's */
     }
     S.running = 1;
     struct epoll_event evs[MAX_EVENTS];
-    int64_t t = S.t0;
     while (!*quit && !S.error[0]) {
-        t = now_ns();
+        int64_t t = now_ns();
+        retry_reconnects(t);
         /* j < due are due now; none past the window's last (j < last: scheduled before its end),
          * and all of those once the end has passed, however late this loop wakes */
         uint64_t due = (uint64_t)((double)(t - S.t0) * rate / 1e9) + 1;
-        if (due > last) due = last;
+        if (due > S.last) due = S.last;
         for (uint64_t j = S.due; j < due; j++) {
-            long i = (long)(j % (uint64_t)S.c);
             S.due = j + 1;
-            maybe_send(i, t);
+            maybe_send((long)(j % (uint64_t)S.c), 1);
         }
-        if (t >= S.window_end) {
-            /* the window is over: nothing more falls due; answers to the window's requests may
-             * still come until drain_end, and a connection's backlog is sent until then too */
-            long busy = 0;
-            for (long i = 0; i < S.c; i++) busy += S.conns[i].busy || (S.conns[i].state == OPEN && S.conns[i].next_j < S.due);
-            if (!busy || t >= S.drain_end) break;
-        }
-        int64_t next = t < S.window_end ? S.t0 + (int64_t)((double)S.due * 1e9 / rate) : S.drain_end;
+        if (t >= S.window_end && (drained() || t >= S.drain_end)) break;
+        int64_t next = t < S.window_end ? sched_of(S.due) : S.drain_end;
         if (next > S.window_end && t < S.window_end) next = S.window_end;
+        if (S.npending && S.retry_at < next) next = S.retry_at;
+        /* the last spin_ns before a send falls due are spent polling, not asleep: a CPU woken from
+         * idle (a VM's vCPU most of all) runs the client tens of us after its timer fired */
+        int polling = S.spin_ns && next - t > 0 && next - t <= S.spin_ns;
+        if (S.spin_ns && next - t > 0) next = polling ? t : next - S.spin_ns;
         int n = wait_events(evs, next);
+        if (polling) S.spun += now_ns() - t; /* about the time spent polling (kept out of busy) */
         if (n < 0 && errno != EINTR) {
             fail("epoll_wait: %s", strerror(errno));
             break;
@@ -579,7 +783,7 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
     /* A connection still waiting for an answer would read it during the next phase: start it
      * afresh. (memrun runs no further phase after one that left answers outstanding.) */
     for (long i = 0; i < S.c; i++)
-        if (S.conns[i].busy) on_lost(i, 0);
+        if (S.conns[i].busy) on_lost(i, 0, now_ns());
 }
 
 /* Whether something listens on the port for 127.0.0.1: a socket in state LISTEN (0A) bound to
@@ -610,24 +814,29 @@ static int listening(long port) {
 }
 
 static void usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [-a ADDR] [-I IMAGES] [-d DRAIN_S] [-g GRACE_S] [-w WINDOW] PORT C\n", argv0);
+    fprintf(stderr,
+            "usage: %s [-a ADDR] [-I IMAGES] [-d DRAIN_S] [-g GRACE_S] [-w WINDOW] [-W auto|timerfd] [-S SPIN_US] "
+            "PORT C\n",
+            argv0);
     exit(2);
 }
 
 int main(int argc, char **argv) {
-    const char *addr = "127.0.0.1";
+    const char *addr = "127.0.0.1", *wait_how = "auto";
     S.images = 1000;
     S.drain_s = 5;
     S.window = 256;
     double grace_s = 0.25;
     int opt;
-    while ((opt = getopt(argc, argv, "a:I:d:g:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "a:I:d:g:w:W:S:")) != -1) {
         switch (opt) {
         case 'a': addr = optarg; break;
         case 'g': grace_s = atof(optarg); break;
         case 'I': S.images = atol(optarg); break;
         case 'd': S.drain_s = atof(optarg); break;
         case 'w': S.window = atol(optarg); break;
+        case 'W': wait_how = optarg; break;
+        case 'S': S.spin_ns = (int64_t)(atof(optarg) * 1000); break;
         default: usage(argv[0]);
         }
     }
@@ -635,22 +844,30 @@ int main(int argc, char **argv) {
     long port = atol(argv[optind]);
     S.c = atol(argv[optind + 1]);
     if (port < 1 || port > 65535 || S.c < 1 || S.images < 1 || S.window < 1 || S.drain_s < 0) usage(argv[0]);
+    if (strcmp(wait_how, "auto") != 0 && strcmp(wait_how, "timerfd") != 0) usage(argv[0]);
     S.server.sin_family = AF_INET;
     S.server.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, addr, &S.server.sin_addr) != 1) usage(argv[0]);
     S.request_len = (size_t)snprintf(S.request, sizeof S.request, "GET / HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", addr, port);
+    /* The default timer slack (50 us) lets the kernel fire every timed wake-up that late. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    S.slack_ns = slack < 0 ? 0 : (unsigned long)slack;
     S.t_start = now_ns();
-    S.conns = calloc((size_t)S.c, sizeof *S.conns);
-    char *bufs = malloc((size_t)S.c * BUF);
-    if (!S.conns || !bufs) {
+    long total = S.c + 1; /* the load's C, and the 404 check's own connection */
+    S.conns = calloc((size_t)total, sizeof *S.conns);
+    S.pending = calloc((size_t)total, sizeof *S.pending);
+    char *bufs = malloc((size_t)total * BUF);
+    if (!S.conns || !bufs || !S.pending) {
         fprintf(stderr, "memrun-http: out of memory for %ld connections\n", S.c);
         return 1;
     }
-    for (long i = 0; i < S.c; i++) {
+    for (long i = 0; i < total; i++) {
         S.conns[i].fd = -1;
         S.conns[i].buf = bufs + (size_t)i * BUF;
     }
     S.epfd = epoll_create1(EPOLL_CLOEXEC);
+    choose_wait(wait_how);
     sigset_t sigs;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
@@ -688,13 +905,15 @@ int main(int argc, char **argv) {
         if (n > 0) handle(evs, n, line, &line_len, &quit);
     }
 
-    /* Open C connections, WINDOW connects in flight; until the first succeeds, a refusal means
-     * the server does not listen yet (retried every 10 ms). Then the 404 check on connection 0. */
+    /* Open C + 1 connections, WINDOW connects in flight; until the first succeeds, a refusal means
+     * the server does not listen yet (retried every 10 ms). Then the 404 check on the extra one,
+     * which is then closed (FIN): the server sees one connection end before the load. */
     long scan = 0;
     int checked = 0;
+    conn_t *check = &S.conns[S.c];
     while (!quit && !S.error[0]) {
-        while (S.connecting < S.window && S.open + S.connecting < S.c) {
-            while (S.conns[scan].state != FREE) scan = (scan + 1) % S.c;
+        while (!checked && S.connecting < S.window && S.open + S.connecting < total) {
+            while (S.conns[scan].state != FREE) scan = (scan + 1) % total;
             if (start_connect(scan) < 0) {
                 if (errno == EMFILE || errno == ENFILE) fail("socket: %s", strerror(errno));
                 else S.connect_errors++;
@@ -702,26 +921,31 @@ int main(int argc, char **argv) {
             }
         }
         if (S.error[0]) break;
-        if (S.open == S.c && !checked) {
-            conn_t *k = &S.conns[0];
+        if (S.open == total && !checked) {
             char req[256];
             int m = snprintf(req, sizeof req, "GET /memrun-404 HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", addr, port);
-            if (send(k->fd, req, (size_t)m, MSG_NOSIGNAL) != m) fail("the 404 check could not be sent");
-            k->busy = 1;
-            k->check404 = 1;
+            if (send(check->fd, req, (size_t)m, MSG_NOSIGNAL) != m) fail("the 404 check could not be sent");
+            check->busy = 1;
+            check->check404 = 1;
             checked = 1;
         }
-        if (checked && !S.conns[0].busy && S.open == S.c) break;
+        if (checked && check->state == OPEN && !check->busy)
+            close_conn(check, 0); /* answered: a FIN, so the server reads the end of a connection */
+        if (checked && check->state == FREE) {
+            if (!S.not_found && !S.wrong) quote_wrong("GET /memrun-404 closed the connection", "", 0);
+            if (S.open == S.c) break;
+            if (S.open + S.connecting < S.c) { /* a load connection was lost meanwhile: open it */
+                checked = 0;                    /* again, and check again */
+                continue;
+            }
+        }
         int n = wait_events(evs, now_ns() + (S.refused_ok ? 10000000 : 1000000000));
         if (n > 0) handle(evs, n, line, &line_len, &quit);
         if (S.refused_ok && now_ns() - S.t_start > 120LL * 1000000000)
             fail("the server did not listen within 120 s");
-        if (checked && S.conns[0].state != OPEN) { /* the 404 closed the connection */
-            if (!S.not_found && !S.wrong) quote_wrong("GET /memrun-404 closed the connection", "", 0);
-            checked = S.not_found || S.wrong ? 1 : 0;
-        }
     }
     if (!quit && !S.error[0]) {
+        S.opened = 1;
         printf("connected %ld %.6f %.6f\n", S.c, (double)(now_ns() - S.t_start) / 1e9, listening_s);
         fflush(stdout);
     }
@@ -743,10 +967,12 @@ int main(int argc, char **argv) {
             continue;
         }
         if (line_len >= 255) line_len = 0;
-        int n = wait_events(evs, now_ns() + 1000000000LL);
+        int64_t t = now_ns();
+        retry_reconnects(t);
+        int n = wait_events(evs, S.npending && S.retry_at < t + 1000000000LL ? S.retry_at : t + 1000000000LL);
         if (n > 0) handle(evs, n, line, &line_len, &quit);
     }
-    for (long i = 0; i < S.c; i++) close_conn(&S.conns[i], 1);
+    for (long i = 0; i < total; i++) close_conn(&S.conns[i], 1);
     print_summary();
     return S.error[0] ? 1 : 0;
 }

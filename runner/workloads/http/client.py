@@ -15,10 +15,26 @@ from typing import Any
 
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
+from runner.workloads.http import hdr
 from runner.workloads.launched import FINISH_S, Ended, LaunchedClient, ended_fields, problem
 
 SOURCE = Path(__file__).with_name("client.c")
 DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
+
+
+def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
+    """A `phase` line as the run record keeps it: every histogram the client printed as raw counts
+    (latency from the scheduled time with the unanswered requests censored in it, service from
+    the send, the client's send lag, the censored ones alone) read into percentiles and stored in
+    HdrHistogram's encoding (runner.workloads.http.hdr)."""
+    censored = raw.get("censored")
+    return {
+        **raw,
+        "latency": hdr.summary(raw.get("latency"), censored),
+        "service": hdr.summary(raw.get("service")),
+        "send_lag": hdr.summary(raw.get("send_lag")),
+        "censored": hdr.summary(censored),
+    }
 
 
 def client_path() -> Path:
@@ -60,10 +76,20 @@ class HttpClient(LaunchedClient):
     """The client of one run: start(), rate() per phase, finish() for the report."""
 
     def __init__(
-        self, port: int, c: int, images: int, *, nofile: int, memory_cap: int | None, cpus: str | None
+        self,
+        port: int,
+        c: int,
+        images: int,
+        *,
+        nofile: int,
+        memory_cap: int | None,
+        cpus: str | None,
+        spin_s: float = 0.0,
+        wait: str = "auto",
     ) -> None:
         super().__init__(nofile=nofile, memory_cap=memory_cap, cpus=cpus)
         self.port, self.c, self.images = port, c, images
+        self.spin_s, self.wait = spin_s, wait
         self.summary: dict[str, Any] | None = None
         self.connected_s: float | None = None
         self.connected_at: float | None = None  # time.monotonic() when `connected C` came
@@ -82,7 +108,7 @@ class HttpClient(LaunchedClient):
             with contextlib.suppress(ValueError):
                 value = json.loads(rest)
                 if kind == "phase":
-                    self.phases.append(value)
+                    self.phases.append(stored_phase(value))
                 else:
                     self.summary = value
         self.changed.set()
@@ -91,7 +117,10 @@ class HttpClient(LaunchedClient):
         """Build if needed and start it; it connects (retrying until the server listens)."""
         self.launch(
             ensure_client(),
-            ["-I", str(self.images), "-d", f"{DRAIN_S:g}", str(self.port), str(self.c)],
+            [
+                *["-I", str(self.images), "-d", f"{DRAIN_S:g}", "-W", self.wait],
+                *["-S", f"{self.spin_s * 1e6:g}", str(self.port), str(self.c)],
+            ],
         )
 
     def rate(self, rate: int, warmup_s: float, window_s: float) -> None:

@@ -19,7 +19,7 @@ from runner.workloads.http import IMAGES
 from runner.workloads.http.client import DRAIN_S, HttpClient, HttpReport
 from runner.workloads.http.judge import judge
 from runner.workloads.http.load import Load
-from runner.workloads.http.params import split_cpus, text
+from runner.workloads.http.params import memrun_cpus, split_cpus, text
 
 CONNECT_RATE = 2000  # connections per second the default timeout allows for
 
@@ -38,8 +38,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def pinned(cpus: list[int]) -> Iterator[None]:
-    """memrun itself (its sampler) on the client's CPUs while the run lasts, so that the server's
-    CPUs are the server's alone; put back after."""
+    """memrun itself (the thread that samples, and the threads it starts) on these CPUs while the
+    run lasts (params.memrun_cpus: off the client's); put back after."""
     before = os.sched_getaffinity(0)
     try:
         os.sched_setaffinity(0, cpus)
@@ -60,8 +60,19 @@ def _cpu(s: Sample) -> float | None:
     return None if s.user_s is None or s.sys_s is None else s.user_s + s.sys_s
 
 
+def _own_cpu(samples: Sequence[tuple[float, float]], t0: float, t1: float) -> float | None:
+    """memrun's own CPU seconds between monotonic times t0 and t1, from (monotonic, cpu) pairs
+    taken at every sample (Load.own_cpu): the samples just before t0 and just after t1."""
+    before = [cpu for t, cpu in samples if t <= t0]
+    after = [cpu for t, cpu in samples if t >= t1]
+    return round(after[0] - before[-1], 4) if before and after else None
+
+
 def server_figures(
-    timeline: Sequence[Sample], began_at: float, report: HttpReport
+    timeline: Sequence[Sample],
+    began_at: float,
+    report: HttpReport,
+    own_cpu: Sequence[tuple[float, float]] = (),
 ) -> tuple[dict | None, list[dict]]:
     """(idle, phases): the server once its C connections were open and before the first request
     (the last sample between the client's `connected C` and the first phase), and per phase its
@@ -93,7 +104,8 @@ def server_figures(
                 answered = int(ph.get("answered_in_window") or 0)
                 server["cpu_s"] = round(cpu, 4)
                 server["cpu_per_1k_s"] = round(cpu / answered * 1000, 6) if answered else None
-        phases.append({**ph, "server": server})
+        mono0, mono1 = float(ph["mono_window"]), float(ph["mono_window_end"])
+        phases.append({**ph, "server": server, "memrun_cpu_s": _own_cpu(own_cpu, mono0, mono1)})
     return idle, phases
 
 
@@ -107,26 +119,33 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         variant, n, sleep, settings.env_override, settings.futex_hash, port=port, images=IMAGES
     )
     argv = ["taskset", "-c", text(server_cpus), *argv]
+    own_cpus = memrun_cpus(server_cpus, client_cpus)
     client = HttpClient(
-        port, n, IMAGES, nofile=fds.client, memory_cap=settings.memory_cap, cpus=text(client_cpus)
+        port,
+        n,
+        IMAGES,
+        nofile=fds.client,
+        memory_cap=settings.memory_cap,
+        cpus=text(client_cpus),
+        spin_s=float(params.get("client_spin") or 0.0),
     )
     load = Load(client, params["rate"], params["warmup"], params["window"], params["slo"])
     timeout = settings.timeout
     if timeout is None:
         timeout = default_timeout(n, params["rate"], params["warmup"], params["window"])
-    with pinned(client_cpus):
+    with pinned(own_cpus):
         result = settings.run(
             argv, env, variant, timeout, nofile=fds.server, account_sockets=True, companion=load
         )
     report = load.report()
     if report is not None and load.began_at is not None:
-        idle, phases = server_figures(result.timeline, load.began_at, report)
+        idle, phases = server_figures(result.timeline, load.began_at, report, load.own_cpu)
         report = HttpReport(
             **{
                 **report.__dict__,
                 "idle": idle,
                 "phases": phases,
-                "cpus": {"server": text(server_cpus), "client": text(client_cpus)},
+                "cpus": {"server": text(server_cpus), "client": text(client_cpus), "memrun": text(own_cpus)},
             }
         )
     judged = judge(

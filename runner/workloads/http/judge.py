@@ -12,7 +12,12 @@ Which rule decides, first match:
 3. the load did not end in time (`timeout`);
 4. the client could not start, connect or report (`client-failed`, `connect-failed`);
 5. an answer broke the protocol (`wrong-answer`);
-6. valid: each rate's latency, or where it saturated.
+6. fewer than C connections were open at a phase's end: the server closed some and refused to
+   take them back (`connections-lost`): C shrank, and a shortfall would read as saturation;
+7. valid: each rate's latency, or where it saturated, or where the client was too late to tell.
+
+A phase is *client-limited* when the client's own send lag p99 passes CLIENT_LAG of the latency
+p99 it measured: the latency is then largely the client's, and is never shown as the server's.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from runner.workloads.http.client import HttpReport
 LOAD_DONE = "the load is over"  # the reason memrun stops a run after its last phase
 SHORTFALL = 0.01  # a phase that achieved over 1 % less than its rate saturated the server
 CLIENT_BUSY = 0.9  # memrun's client busier than this share of its CPUs: the rate was its limit
+CLIENT_LAG = 0.1  # send lag p99 over this share of the latency p99: the phase is client-limited
 PROTOCOL = "tasks/README.md, HTTP protocol"
 
 
@@ -47,10 +53,23 @@ def saturation(phase: dict[str, Any], rate: float, slo_s: float) -> str | None:
     if achieved < rate * (1 - SHORTFALL):
         why.append(f"achieved {achieved:,.0f}/s")
     if unanswered:
-        why.append(f"{unanswered:,} request(s) unanswered")
+        scheduled = int(phase.get("scheduled") or 0)
+        share = f" ({unanswered / scheduled:.0%} of the window's, censored)" if scheduled else ""
+        why.append(f"{unanswered:,} request(s) unanswered{share}")
     if p99_us > slo_s * 1e6:
         why.append(f"p99 {p99_us / 1000:,.1f} ms over the {slo_s * 1000:g} ms SLO")
     return ", ".join(why) or None
+
+
+def client_limited(phase: dict[str, Any]) -> str | None:
+    """Why this phase's latency is the client's rather than the server's (its send lag p99 passes
+    CLIENT_LAG of its latency p99), or None: also None for a phase of the first client, which did
+    not measure its send lag (the analysis marks those)."""
+    lag = (phase.get("send_lag") or {}).get("p99_us")
+    p99 = (phase.get("latency") or {}).get("p99_us")
+    if lag is None or not p99 or lag <= CLIENT_LAG * p99:
+        return None
+    return f"client-limited: its send lag p99 {_ms(lag)} is over {CLIENT_LAG:.0%} of p99 {_ms(p99)}"
 
 
 def _ms(us: float | None) -> str:
@@ -64,8 +83,30 @@ def phases_text(phases: Sequence[dict[str, Any]], slo_s: float) -> str:
         rate = float(ph.get("rate") or 0)
         why = saturation(ph, rate, slo_s)
         p99 = (ph.get("latency") or {}).get("p99_us")
-        out.append(f"{rate:,.0f}/s " + (f"saturated ({why})" if why else f"p99 {_ms(p99)}"))
+        text = f"{rate:,.0f}/s " + (f"saturated ({why})" if why else f"p99 {_ms(p99)}")
+        if not why and (late := client_limited(ph)):
+            text += f" ({late})"
+        out.append(text)
     return "; ".join(out)
+
+
+def connections_lost(phases: Sequence[dict[str, Any]], c: int) -> Verdict | None:
+    """The first phase that ended with fewer than C connections open, as a verdict, or None."""
+    for ph in phases:
+        opened = ph.get("open_at_end")
+        if opened is None or int(opened) >= c:
+            continue
+        failures = int(ph.get("reconnect_failures") or 0)
+        error = ph.get("reconnect_error")
+        how = f"; {failures:,} reconnect(s) failed" + (f" ({error})" if error else "") if failures else ""
+        return Verdict(
+            "invalid",
+            "connections-lost",
+            f"at {float(ph.get('rate') or 0):,.0f}/s only {int(opened):,} of {c:,} connections were open "
+            f"at the phase's end{how}: the load ran on fewer connections than asked",
+            f"keep every connection open or accept it again ({PROTOCOL})",
+        )
+    return None
 
 
 def _client_problem(report: HttpReport | None, c: int) -> Verdict | None:
@@ -135,6 +176,8 @@ def judge(
         return wrong
     if stopped != LOAD_DONE or not report.phases:
         return Verdict("invalid", "client-failed", f"stopped: {stopped}", None)
+    if lost := connections_lost(report.phases, c):
+        return lost
     return Verdict(
         "valid",
         "ok",
@@ -149,4 +192,5 @@ CODES = {
     "client-failed": "memrun's load client could not start, connect or report",
     "connect-failed": "the client could not open C connections",
     "wrong-answer": "an answer broke the HTTP protocol (status or Location)",
+    "connections-lost": "fewer than C connections were open at a phase's end (a reconnect failed)",
 }

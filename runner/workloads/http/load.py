@@ -11,6 +11,7 @@ the reason the run's judge expects.
 
 from __future__ import annotations
 
+import resource
 import time
 
 from runner.workloads.http.client import HttpClient, HttpReport
@@ -31,6 +32,7 @@ class Load:
         self.sent = 0  # phases asked for
         self.done = False
         self._report: HttpReport | None = None
+        self.own_cpu: list[tuple[float, float]] = []  # (monotonic, memrun's CPU s) at every step
 
     @property
     def holding(self) -> bool:
@@ -41,6 +43,8 @@ class Load:
         self.client.start()
 
     def step(self, ready_at: float | None) -> str | None:
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        self.own_cpu.append((time.monotonic(), me.ru_utime + me.ru_stime))
         if self.done:
             return LOAD_DONE
         if self.client.ended:

@@ -68,6 +68,17 @@ def split_cpus(server: list[int], allowed: set[int] | None = None) -> tuple[list
     return server, client
 
 
+def memrun_cpus(server: list[int], client: list[int], allowed: set[int] | None = None) -> list[int]:
+    """Where memrun itself (its sampler, a Python process) runs while the load lasts: on CPUs
+    neither the server's nor the client's where there are any, else on the server's. Never on the
+    client's when it has its own: the client's send times are the method's clock, and a sampler
+    beside it makes it late; the server's share of its CPUs lost to the sampler is measured
+    instead (`memrun_cpu_s` per phase)."""
+    cpus = sorted(allowed if allowed is not None else os.sched_getaffinity(0))
+    spare = [c for c in cpus if c not in server and c not in client]
+    return spare or list(server)
+
+
 def text(cpus: list[int]) -> str:
     """A CPU list as taskset reads it."""
     return ",".join(str(c) for c in cpus)

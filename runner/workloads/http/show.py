@@ -8,14 +8,16 @@ The views ask for it through the workload (Workload.module("show")) and never na
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
 
 from runner.results.record import METRICS
-from runner.workloads.http.analysis import phase_cells
-from runner.workloads.http.figures import latency_chart, memory_chart
+from runner.show.text import file_word
+from runner.workloads.http.analysis import hist_cells, phase_cells
+from runner.workloads.http.figures import cpu_chart, latency_chart, memory_chart
 from runner.workloads.http.table import client_line as client_line  # `memrun inspect`'s line
 from runner.workloads.http.table import http_table
 
@@ -55,7 +57,7 @@ def figures(
     and memory idle and under load; drawn once, with the headline metric."""
     if metric != "peak_rss" or runs is None:
         return
-    phases = phase_cells(runs)
+    phases = hist_cells(runs)
     for c in sorted({n for _, n in phases}):
         fig = latency_chart(phases, c, f"{prefix}HTTP latency at C = {c:,} keep-alive connections", caption)
         if fig is not None:
@@ -63,3 +65,29 @@ def figures(
     fig = memory_chart(phases, f"{prefix}HTTP server memory, idle and under load", caption)
     if fig is not None:
         yield "memory-idle-load", fig
+    fig = cpu_chart(phases, f"{prefix}HTTP server CPU per 1,000 answers against the rate", caption)
+    if fig is not None:
+        yield "cpu-per-1k", fig
+
+
+def data_files(runs: pd.DataFrame, out_dir: Path, prefix: str) -> list[Path]:
+    """HdrHistogram's percentile distributions (`.hgrm`, values in ms), one per variant, C and rate
+    with a valid run: the latency from the scheduled time, pooled (`<prefix>hgrm/VARIANT-cC-rR.hgrm`),
+    and the client's send lag beside it (`...-send-lag.hgrm`), as wrk2 and HdrHistogram's plotter
+    read them. Several labels (machines) are never pooled: a folder each (`<prefix>hgrm-LABEL`)."""
+    labels = sorted(runs["label"].dropna().unique()) if "label" in runs else []
+    groups = [(label, runs[runs["label"] == label]) for label in labels] if len(labels) > 1 else [("", runs)]
+    written = []
+    for label, group in groups:
+        folder = out_dir / (f"{prefix}hgrm-{file_word(label)}" if label else f"{prefix}hgrm")
+        for (variant, c), cell in sorted(hist_cells(group).items()):
+            for rate, r in sorted(cell["rates"].items()):
+                for part, suffix in (("latency", ""), ("send_lag", "-send-lag")):
+                    h = r["_hists"][part]
+                    if not h.count or (part == "send_lag" and not r.get("send_lag")):
+                        continue
+                    folder.mkdir(parents=True, exist_ok=True)
+                    path = folder / f"{variant}-c{c}-r{rate}{suffix}.hgrm"
+                    path.write_text(h.hgrm())
+                    written.append(path)
+    return written

@@ -5,6 +5,7 @@ wrong answer makes the run invalid, and a server too slow for a rate is saturate
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -12,7 +13,9 @@ from runner.execute import execute
 from runner.workloads.http.client import HttpClient, ensure_client
 from runner.workloads.http.execute import free_port
 
-SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": []}
+SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": [], "client_spin": 0.0}
+
+pytestmark = pytest.mark.serial  # real servers, real timing
 
 
 def _run(variant, c: int, rates: list[int], monkeypatch, mode: str = "ok", **more):
@@ -39,6 +42,16 @@ def test_a_server_that_answers_right_is_valid_at_its_rate(fake_http, machine, mo
         assert client["cpus"]["server"] != client["cpus"]["client"]
     assert ex.argv[:2] == ["taskset", "-c"] and ex.result.stopped_reason == "the load is over"
     assert "200/s p99" in ex.judged.reason and "400/s p99" in ex.judged.reason
+    for phase in client["phases"]:
+        # the client's own lateness, measured: every request's connection was idle when it fell
+        # due at these rates, so each has a send lag; its timed wait and timer slack are named
+        assert phase["due_idle"] + phase["due_busy"] == phase["scheduled"]
+        assert phase["send_lag"]["count"] == phase["due_idle"] > 0.9 * phase["scheduled"]
+        assert phase["wait"] == "epoll_pwait2" and phase["timer_slack_ns"] == 1
+        assert phase["run_delay_s"] is not None and phase["open_at_end"] == 20
+        assert phase["memrun_cpu_s"] is not None and phase["latency"]["censored"] == 0
+    if len(os.sched_getaffinity(0)) > 1:
+        assert client["cpus"]["memrun"] != client["cpus"]["client"], "the sampler is off the client's CPUs"
 
 
 def test_a_stall_shows_in_the_open_loop_p99_not_in_the_closed_loop_one(fake_http, machine, monkeypatch):
@@ -52,6 +65,67 @@ def test_a_stall_shows_in_the_open_loop_p99_not_in_the_closed_loop_one(fake_http
     assert phase["latency"]["p99_us"] > 300_000, phase["latency"]
     assert phase["service"]["p99_us"] < 100_000, phase["service"]
     assert phase["service"]["max_us"] > 300_000, "the requests in flight at the stall saw it"
+
+
+def test_a_server_that_stops_answering_mid_phase_has_its_requests_censored_not_left_out(
+    fake_http, machine, monkeypatch
+):
+    """The fake answers for 3 s from its first `GET /` (1 s of warm-up, then 2 s of the 4 s
+    window), then reads and answers nothing. Every request of the window is in its latency
+    histogram: the answered ones at their latency, the rest censored at the end of the 5 s drain
+    (so at 5 s or more), counted, and the rate is saturated with its censored share said."""
+    ex = _run(fake_http, 10, [200], monkeypatch, mode="mute")
+    assert ex.judged.valid, ex.judged
+    phase = ex.client["phases"][0]
+    assert phase["scheduled"] == 800
+    assert 300 <= phase["unanswered"] <= 500, phase["unanswered"]
+    assert phase["latency"]["count"] == phase["scheduled"], "no request is left out"
+    assert phase["latency"]["censored"] == phase["censored"]["count"] == phase["unanswered"]
+    assert phase["censored"]["min_us"] >= 5_000_000, "censored at the drain's end: at least the drain"
+    assert phase["latency"]["p99_us"] >= 5_000_000 and phase["latency"]["p50_us"] < 1_000_000
+    assert "200/s saturated" in ex.judged.reason and "unanswered" in ex.judged.reason
+
+
+def test_a_reconnect_that_fails_makes_the_run_invalid_and_says_which(fake_http, machine, monkeypatch):
+    """The fake closes every connection and its listening socket 3 s into the load: the client
+    reconnects at once and every 10 ms after, each refused, and the phase ends with none of its C
+    open: the run is invalid (connections-lost), never a saturation."""
+    ex = _run(fake_http, 10, [200, 400], monkeypatch, mode="vanish")
+    assert (ex.judged.verdict, ex.judged.code) == ("invalid", "connections-lost"), ex.judged
+    assert "only 0 of 10 connections" in ex.judged.reason and "Connection refused" in ex.judged.reason
+    phase = ex.client["phases"][0]
+    assert phase["closed_by_server"] == 10 and phase["reconnect_failures"] > 10
+    assert phase["latency"]["count"] == phase["scheduled"], "the requests it could not send are censored"
+
+
+def test_the_timerfd_wait_keeps_sends_on_time_without_epoll_pwait2(fake_http, machine, monkeypatch):
+    """Where the kernel lacks epoll_pwait2 the client waits on a timerfd (ns), never on
+    epoll_wait's 1 ms timeout, and says so: forced here, its median send lag stays far under the
+    ~0.5 ms that rounding up to whole ms would give at 1,000/s."""
+    import sys
+    import time
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(fake_http.folder.dir / "http_server.py"), str(port), "1000"]
+    )
+    try:
+        client = HttpClient(port, 4, 1000, nofile=256, memory_cap=None, cpus=None, wait="timerfd")
+        client.start()
+        deadline = time.monotonic() + 10
+        while client.connected_at is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        client.rate(1000, 0.5, 2.0)
+        while not client.phases and time.monotonic() < deadline + 20:
+            time.sleep(0.05)
+        report = client.finish()
+    finally:
+        server.kill()
+        server.wait()
+    phase = report.phases[0]
+    assert phase["wait"] == "timerfd" and report.summary["wait"] == "timerfd"
+    assert phase["send_lag"]["count"] > 1900
+    assert phase["send_lag"]["p50_us"] < 250, phase["send_lag"]
 
 
 def test_a_server_on_a_dual_stack_ipv6_socket_is_seen_listening(fake_http, machine, monkeypatch):
@@ -91,9 +165,8 @@ def test_a_server_that_exits_during_the_load_fails(fake_http, machine, monkeypat
 
 
 def test_the_client_checks_the_404_and_exits_cleanly_on_eof(fake_http, machine, monkeypatch):
-    """Without a server the client waits; with one it opens C, checks a 404, and on stdin's EOF
-    closes everything and reports exit 0."""
-    import subprocess
+    """Without a server the client waits; with one it opens C, checks a 404 on a connection of its
+    own that it then closes, and on stdin's EOF closes everything and reports exit 0."""
     import sys
     import time
 

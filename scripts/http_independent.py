@@ -1,0 +1,93 @@
+"""Benchmark (not a test): memrun's achieved rate at saturation against an independent open-loop
+generator's (vegeta, runner.workloads.http.independent) on the same server and CPUs.
+
+For each variant: one memrun http run at C connections and rate R (its own setup: the server
+in its cgroup, sampled, memrun's client), then vegeta against the same server started as a user
+would start it (taskset, nothing else), each with a warm-up and a measured window; prints both
+rates, their ratio, each client's CPU share and the server's CPU per 1,000 answers under each
+(on a busy machine the server gets a varying share of its CPU, and the CPU per answer is the
+figure that still compares). R must
+saturate the server (a rate it holds measures nothing); a client near 100 % busy is the limit,
+not the server. Machines are noisy: alternate, repeat, read the medians.
+
+  .venv/bin/python scripts/http_independent.py python go node [--c 100] [--rate 50k] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runner import tasks
+from runner.execute import execute
+from runner.inputs import parse_n
+from runner.workloads.http.independent import attack, ensure_vegeta, installed_version, vegeta_path
+from runner.workloads.http.params import duration, split_cpus, text
+
+
+def memrun_rate(
+    variant: tasks.Variant, c: int, rate: int, warmup: float, window: float
+) -> tuple[float, float, float]:
+    """(answers/s in the window, the client's busy share, server CPU ms per 1k) of one memrun run."""
+    ex = execute(
+        variant, c, 10, params={"rate": [rate], "warmup": warmup, "window": window, "server_cpus": []}
+    )
+    if not ex.client or not ex.client.get("phases"):
+        raise SystemExit(f"{variant.name}: memrun's run did not measure a phase: {ex.judged.reason}")
+    ph = ex.client["phases"][0]
+    cpu = (ph.get("server") or {}).get("cpu_per_1k_s")
+    return float(ph["achieved_rate"]), float(ph.get("client_busy") or 0), (cpu or 0) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("variants", nargs="+")
+    ap.add_argument("--c", default="100")
+    ap.add_argument("--rate", default="50k")
+    ap.add_argument("--warmup", default="5s")
+    ap.add_argument("--window", default="20s")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    c, rate = parse_n(args.c), parse_n(args.rate)
+    warmup, window = duration(args.warmup), duration(args.window)
+    ensure_vegeta()
+    server, client = split_cpus([])
+    print(
+        f"vegeta {installed_version(vegeta_path())}; C = {c}, R = {rate:,}/s, warm-up {warmup:g} s, "
+        f"window {window:g} s; server CPUs {text(server)}, client CPUs {text(client)}"
+    )
+    every = tasks.load_all()
+    print(
+        "| variant | memrun answers/s | vegeta answers/s | memrun / vegeta | client busy, memrun / vegeta "
+        "| server CPU ms per 1k answers, memrun / vegeta |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name in args.variants:
+        variant = every[name].under("http")
+        ours, theirs, busy, vbusy, cpu, vcpu = [], [], [], [], [], []
+        for _ in range(args.repeat):  # alternate, so that the machine's noise falls on both
+            a, b, k = memrun_rate(variant, c, rate, warmup, window)
+            ours.append(a)
+            busy.append(b)
+            cpu.append(k)
+            v = attack(variant, c, rate, warmup, window, text(server), text(client))
+            theirs.append(v.throughput)
+            vbusy.append(v.client_busy)
+            if v.server_cpu_s is not None and v.answered:
+                vcpu.append(v.server_cpu_s / v.answered * 1e6)
+        m, t = statistics.median(ours), statistics.median(theirs)
+        vc = f"{statistics.median(vcpu):.1f}" if vcpu else "?"
+        print(
+            f"| {name} | {m:,.0f} ({min(ours):,.0f}–{max(ours):,.0f}) | {t:,.0f} ({min(theirs):,.0f}–"
+            f"{max(theirs):,.0f}) | {m / t:.3f} | {statistics.median(busy):.2f} / "
+            f"{statistics.median(vbusy):.2f} | {statistics.median(cpu):.1f} / {vc} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
