@@ -142,6 +142,7 @@ def measure(
     account_sockets: bool = False,
     companion: Companion | None = None,
     stop_when: Watch | None = None,
+    on_line: Callable[[bytes], None] | None = None,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -162,6 +163,8 @@ def measure(
     companion: a process that runs beside the program and may end the run early (Companion).
     stop_when: asked after every sample whether the run has shown what it was for (Watch); its
     (code, reason) stops it there, as stopped_by and stopped_reason.
+    on_line: called with every line the program writes on stdout, in order (`ready` among them):
+    the proof attacks read the trace a program writes under runner.tasks.proof.TRACE_ENV.
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -190,6 +193,8 @@ def measure(
     def on_stdout(line: bytes) -> None:
         nonlocal stdout_other
         t = time.monotonic()
+        if on_line is not None:
+            on_line(line)
         m = READY_RE.match(line)
         if m and "n" not in ready:
             ready["n"], ready["t"] = int(m.group(1)), t

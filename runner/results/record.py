@@ -95,6 +95,10 @@ class RunRecord:
     # Which program ran: a digest of its task folder's files (runner.tasks.program.digest). Runs of
     # an edited program are another population for capacity's evidence. None in older rows.
     program: str | None = None
+    # The kind of `ready` proof the program states (runner.tasks.proof: "self-contained", "counter"
+    # or "state"; the last two prove N waiting only with `ready` before the sleep's end). None
+    # under another workload, and in rows stored before manifests stated it.
+    proof: str | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -138,6 +142,7 @@ class RunRecord:
             "overlap_by_timing": self.overlap_by_timing,
             "hold_ratio": self.hold_ratio,
             "program": self.program,
+            "proof": self.proof,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)
