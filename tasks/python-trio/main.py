@@ -1,11 +1,43 @@
 """Measures: memory of N trio tasks alive at once, each in trio.sleep, started in one nursery."""
 
 import math
+import os
 import sys
+import time
 
 import trio
 
 USAGE = "usage: main.py N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)"
+
+
+# The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+# MEMRUN_TRACE_WAITS=1: each task writes `start` just before its wait and `end` just after it, on
+# stdout, where `ready` goes. MEMRUN_STALL_MS=K: the loop stalls K ms once main has parked after
+# spawning (before the loop checks deadlines), and main again just before `ready`.
+TRACE = os.environ.get("MEMRUN_TRACE_WAITS") == "1"
+STALL_S = float(os.environ.get("MEMRUN_STALL_MS") or 0) / 1000
+
+
+async def traced_sleep(seconds: float) -> None:
+    os.write(1, b"start\n")
+    await trio.sleep(seconds)
+    os.write(1, b"end\n")
+
+
+class Stall(trio.abc.Instrument):
+    """Stalls the loop once, right after main's step that spawned the tasks ends (a GC pause or a
+    preemption there): the loop then checks deadlines with main's own sleep already expired."""
+
+    def __init__(self) -> None:
+        self.main: trio.lowlevel.Task | None = None
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task is self.main:
+            self.main = None
+            time.sleep(STALL_S)
+
+
+STALL = Stall()
 
 
 def usage(msg: str) -> None:
@@ -16,14 +48,17 @@ def usage(msg: str) -> None:
 async def main(n: int, seconds: float) -> None:
     # The nursery owns the tasks (trio gives no per-task handles) and waits for all of them on exit.
     async with trio.open_nursery() as nursery:
+        sleep = traced_sleep if TRACE else trio.sleep
         for _ in range(n):
-            nursery.start_soon(trio.sleep, seconds)
+            nursery.start_soon(sleep, seconds)
+        STALL.main = trio.lowlevel.current_task()
         # trio's own state proves all N are waiting: a task is runnable until its first step blocks
         # it in trio.sleep, so none runnable while main runs means all N are asleep. Not
         # trio.testing.wait_all_tasks_blocked, the same test: importing trio.testing imports pytest
         # where it is installed (memrun's venv), +10 MB.
         while trio.lowlevel.current_statistics().tasks_runnable:
             await trio.sleep(0.001)
+        time.sleep(STALL_S)
         print(f"ready {n}", flush=True)
 
 
@@ -44,4 +79,4 @@ def parse(args: list[str]) -> tuple[int, float]:
 
 
 if __name__ == "__main__":
-    trio.run(main, *parse(sys.argv[1:]))
+    trio.run(main, *parse(sys.argv[1:]), instruments=[STALL] if STALL_S else [])
