@@ -11,8 +11,9 @@
 #include <time.h>
 
 static struct timespec sleep_for;
-/* Threads that have reached their nanosleep: main prints `ready` once all N have, so `ready` means
- * N threads sleeping at once. */
+/* Threads that have reached their nanosleep: main prints `ready` once all N have. A thread whose
+ * sleep is already over counts too, so `ready` means N threads sleeping at once with the runner's
+ * rule that it comes before the sleep can end (a counter proof, tasks/README.md). */
 static atomic_size_t sleeping;
 
 static void *sleeper(void *arg) {

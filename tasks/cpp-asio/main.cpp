@@ -85,6 +85,8 @@ int main(int argc, char **argv) {
     // co_spawn only allocates the coroutine and queues its start: no timer exists before run().
     // "Spawned" here means started and suspended on its armed timer. The io_context runs queued
     // handlers in FIFO order on this one thread, so this one runs after all N coroutines started.
+    // And no wait has ended: a due timer's completion is queued by the reactor, which runs as one
+    // more queued operation, behind this handler (queued before run() began). Self-contained.
     asio::post(ctx, [n = *n] {
         stall();
         std::printf("ready %zu\n", n);

@@ -74,7 +74,9 @@ static class Program
                 threads[i].Start();
             }
             Stall();
-            WaitUntilWaiting(n);  // Start() only makes a thread runnable
+            // Start() only makes a thread runnable. A thread past its sleep counts too: `ready`
+            // proves N waiting with the runner's rule that it comes before the sleep can end.
+            WaitUntilWaiting(n);
             Stall();
             Ready(n);
             foreach (Thread t in threads)

@@ -86,6 +86,8 @@ main = do
 -- no other MVar is taken before that. A counter bumped just before threadDelay is not enough: the
 -- registration (an atomicModifyIORef' on the timer manager's one queue) is itself contended, and at
 -- 100k threads half of them were still BlockedOnBlackHole there when such a counter reached N.
+-- A finished thread counts too, so `ready` proves N waiting with the runner's rule that it comes
+-- before the sleep can end (a state proof).
 awaitWaiting :: ThreadId -> IO ()
 awaitWaiting t = do
   s <- threadStatus t

@@ -91,7 +91,8 @@ public class Main {
         stall();
         // start() only makes a thread runnable: wait until each one is in its sleep (TIMED_WAITING;
         // for a virtual thread that is its first park, which froze its stack into a heap chunk and
-        // scheduled its timer), or already past it (short sleeps), so `ready` means all N wait.
+        // scheduled its timer), or already past it (short sleeps), so `ready` means all N wait with
+        // the runner's rule that it comes before the sleep can end (a state proof).
         for (Thread t : threads) {
             Thread.State s;
             while ((s = t.getState()) != Thread.State.TIMED_WAITING && s != Thread.State.TERMINATED) {

@@ -52,6 +52,8 @@ proc main() =
     # float milliseconds
     futures[i] = if trace: traced(seconds * 1000) else: sleepAsync(seconds * 1000)
   stall(stallMs)
+  # sleepAsync has put each timer in the dispatcher's heap, and a timer completes its future only
+  # when the dispatcher polls (in waitFor below): no wait can end before `ready`. Self-contained.
   stall(stallMs)
   stdout.write "ready ", n, "\n"
   stdout.flushFile

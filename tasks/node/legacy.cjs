@@ -52,6 +52,8 @@ for (let i = 0; i < n; i++) {
   tasks[i] = TRACE ? traced(ms) : sleep(ms);
 }
 stall();
+// setTimeout registered each timer at the call, and no timer callback can run before this
+// synchronous code is over: no wait can end before `ready`. Self-contained.
 stall();
 process.stdout.write(`ready ${n}\n`);
 Promise.all(tasks).then(() => {});

@@ -36,9 +36,12 @@ def main(n: int, seconds: float) -> None:
     for i in range(n):
         greenlets[i] = gevent.spawn(sleep, seconds)
     time.sleep(STALL_S)
-    # One yield proves all N are waiting: spawn queues each greenlet's start as a hub callback and
-    # the hub runs its callbacks FIFO, so main's own wake-up, queued last by sleep(0), comes after
-    # every greenlet has run into gevent.sleep (its timer started, its stack slice saved).
+    # One yield proves all N have started their wait: spawn queues each greenlet's start as a hub
+    # callback and the hub runs its callbacks FIFO, so main's own wake-up, queued last by sleep(0),
+    # comes after every greenlet has run into gevent.sleep (its timer started, its stack slice
+    # saved). Not that none has ended: the hub runs its loop (and due timers) between callbacks once
+    # its switch interval has passed, so with a sleep of 2 ms most greenlets were over at `ready`.
+    # It proves N waiting with the runner's rule that `ready` comes before the sleep can end.
     gevent.sleep(0)
     time.sleep(STALL_S)
     print(f"ready {n}", flush=True)

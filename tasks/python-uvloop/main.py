@@ -43,7 +43,8 @@ async def main(n: int, seconds: float) -> None:
     # One yield proves all N are waiting: the N tasks' first steps were queued before main's own
     # resumption and the loop runs its ready callbacks FIFO, so each task has run into asyncio.sleep
     # (its timer registered) by the time main resumes (uvloop's Loop._on_idle runs its ready deque
-    # FIFO, as asyncio's own loop does).
+    # FIFO, as asyncio's own loop does). And none has ended: the timers are libuv's, which runs due
+    # timers at the start of its next turn, after this pass over the ready deque. Self-contained.
     await asyncio.sleep(0)
     time.sleep(STALL_S)
     print(f"ready {n}", flush=True)

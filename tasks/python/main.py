@@ -41,7 +41,8 @@ async def main(n: int, seconds: float) -> None:
     # One yield proves all N are waiting: the N tasks' first steps were queued before main's own
     # resumption and the loop runs its ready callbacks FIFO, so each task has run into asyncio.sleep
     # (its timer registered) by the time main resumes (BaseEventLoop._run_once, the same Python code
-    # under CPython and PyPy).
+    # under CPython and PyPy). And none has ended: the loop moves due timers into its ready queue
+    # only between batches, and main runs in the batch of the N first steps. Self-contained.
     await asyncio.sleep(0)
     time.sleep(STALL_S)
     print(f"ready {n}", flush=True)

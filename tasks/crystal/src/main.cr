@@ -54,7 +54,9 @@ end
 stall
 # The default scheduler is one thread and resumes runnable fibers in spawn order (FIFO), before it
 # polls the event loop: when this fiber, spawned last, runs, each fiber above has run up to its
-# `sleep`, so all N are waiting.
+# `sleep`, so all N are waiting. And none has woken: a sleeping fiber is resumed only from the event
+# loop, which runs only when no fiber is runnable, and main is runnable from the send below until
+# it has printed `ready`. Self-contained.
 started = Channel(Nil).new
 spawn { started.send(nil) }
 started.receive

@@ -4,8 +4,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use std::{env, process, thread};
 
-// Threads that have reached their sleep: `ready` waits for all N, so it means N threads sleeping at
-// once. A static, so no closure holds more than its Duration.
+// Threads that have reached their sleep: `ready` waits for all N. A thread whose sleep is already
+// over counts too, so `ready` means N threads sleeping at once with the runner's rule that it comes
+// before the sleep can end (a counter proof). A static, so no closure holds more than its Duration.
 static SLEEPING: AtomicUsize = AtomicUsize::new(0);
 
 // The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.

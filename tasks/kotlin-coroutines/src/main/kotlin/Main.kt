@@ -53,7 +53,9 @@ fun main(args: Array<String>) {
         stall()
         // launch only queues each coroutine on this single-threaded event loop, in order (FIFO):
         // yield() queues main behind all N, so it resumes once each has run up to its delay()
-        // (its timer is in the loop's heap), as asyncio.sleep(0) does after create_task.
+        // (its timer is in the loop's heap), as asyncio.sleep(0) does after create_task. And none
+        // has resumed: the loop moves due delays to the end of its queue, behind main, which was
+        // queued before the first coroutine ran. Self-contained.
         yield()
         stall()
         println("ready $n")
