@@ -56,14 +56,23 @@ class Proof:
         return f"{self.kind} + rule" if self.needs_rule else self.kind
 
     def says(self, ready_s: float | None = None, sleep_s: float | None = None) -> str:
-        """One line for a run's story: the kind, and whether the rule it needs was met."""
-        if not self.needs_rule:
-            return f"{self.kind}: no wait can end before `ready` ({self.how})"
-        head = f"{self.kind}: {self.how}; proves N waiting only with `ready` before the sleep's end"
-        if ready_s is None or not sleep_s:
-            return head
-        met = "met" if ready_s <= sleep_s else "not met: some waits may have ended"
-        return f"{head} ({ready_s:.2f} s vs {sleep_s:g} s: {met})"
+        """One line for a run's story: the kind, how it holds, and whether the rule was met."""
+        return f"{told(self.kind, ready_s, sleep_s)} ({self.how})"
+
+
+def told(kind: str, ready_s: float | None = None, sleep_s: float | None = None) -> str:
+    """What a run's `ready` proved, from its program's kind (stored in the run's record as `proof`),
+    and, for a kind that needs the rule, whether the run met it (`ready` by the sleep's end)."""
+    if kind not in KINDS:
+        return f"{kind} (a kind this memrun does not know)"
+    if not KINDS[kind]:
+        return "self-contained: no wait could end before `ready`, whenever it came"
+    head = f"{kind}: proves N waiting only with `ready` before the sleep's end"
+    if ready_s is None or not sleep_s:
+        return head
+    if ready_s <= sleep_s:
+        return f"{head}, which it was ({ready_s:.2f} s ≤ {sleep_s:g} s)"
+    return f"{head}, which it was not ({ready_s:.2f} s > {sleep_s:g} s): some waits may have ended"
 
 
 def read(value: object, where: str) -> Proof:

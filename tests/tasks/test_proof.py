@@ -54,8 +54,10 @@ def test_the_kinds_and_whether_each_needs_the_rule():
     alone = proof.read({"kind": "self-contained", "how": "x"}, "p")
     assert (counter.how, counter.needs_rule, counter.label) == ("a count", True, "counter + rule")
     assert (alone.needs_rule, alone.label) == (False, "self-contained")
-    assert "0.40 s vs 1 s: met" in counter.says(0.4, 1.0)
-    assert "not met" in counter.says(1.2, 1.0) and "no wait can end" in alone.says(1.2, 1.0)
+    assert "which it was (0.40 s ≤ 1 s) (a count)" in counter.says(0.4, 1.0)
+    assert "which it was not (1.20 s > 1 s)" in counter.says(1.2, 1.0)
+    assert alone.says(1.2, 1.0).startswith("self-contained: no wait could end before `ready`")
+    assert "does not know" in proof.told("hope")
 
 
 @pytest.mark.parametrize(

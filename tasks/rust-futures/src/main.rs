@@ -78,9 +78,9 @@ async fn main() {
 // No counter: each future would grow (an async block around the Sleep: 112 -> 120 bytes). But a
 // Sleep whose deadline has passed by that first poll can complete in it, keeping its unit of the
 // budget, and after 128 such the poll ends early with the later Sleeps never polled (the proof
-// attack saw `ready` with 416 of 1,000 polled and 128 over). No deadline can pass before the sleep
-// has, so `ready` proves N waiting with the runner's rule that it comes before the sleep's end (a
-// state proof, not a self-contained one).
+// attack, tasks/README.md, makes it happen). No deadline can pass before the sleep has, so `ready`
+// proves N waiting with the runner's rule that it comes before the sleep's end (a state proof, not
+// a self-contained one).
 async fn run<F: Future<Output = ()>>(n: usize, mut make: impl FnMut() -> F) {
     let all = futures::future::join_all((0..n).map(|_| make()));
     stall();
