@@ -19,7 +19,7 @@ from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, measure
 from runner.measure.core import AtHold, Watch
 from runner.results import RunRecord
-from runner.tasks import program
+from runner.tasks import program, proof
 
 
 def default_timeout(sleep: float) -> float:
@@ -71,6 +71,7 @@ class Execution:
             client=self.client,
             overlap_by_timing=self.judged.overlap_by_timing,
             hold_ratio=overlap.hold_ratio(r.timeline, r.ready_s, until),
+            proof=self.variant.proof.kind if self.variant.proof else None,
             **identity,  # type: ignore[arg-type]
         )
 
@@ -85,8 +86,9 @@ class Settings:
     by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
     every process asks for (limits.futex), the sampling interval and a callback per sample, the
     user's `sweep --env` over the manifest's environment, a connection's read buffer (None:
-    the workload's default), and a watch that may stop the run once it has shown what it was
-    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall)."""
+    the workload's default), a watch that may stop the run once it has shown what it was
+    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall), and a
+    callback for every line the program writes on stdout."""
 
     timeout: float | None = None
     ready_by: float | None = None
@@ -100,23 +102,26 @@ class Settings:
     stop_when: Watch | None = None
     params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
     at_hold: AtHold | None = None  # what to take at the hold instead of measure's snapshot
+    on_line: Callable[[bytes], None] | None = None  # every stdout line (measure's on_line)
 
     def run(
         self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
     ) -> RunResult:
-        """measure() the program with these settings, in its folder, its environment over memrun's."""
+        """measure() the program with these settings, in its folder, its environment over memrun's
+        (without the proof attack's switches, which only an explicit environment may set)."""
         return measure(
             argv,
             timeout=timeout,
             ready_by=self.ready_by,
             interval=self.interval,
-            env={**os.environ, **env},
+            env={**proof.scrubbed(os.environ), **env},
             cwd=variant.folder.dir,
             memory_cap=self.memory_cap,
             on_sample=self.on_sample,
             timeout_grace=self.timeout_grace,
             stop_when=self.stop_when,
             **({"at_hold": self.at_hold} if self.at_hold else {}),
+            on_line=self.on_line,
             **more,
         )
 

@@ -146,6 +146,9 @@ def sweep_inputs(
     if label is not None and not label.strip():
         raise ValueError("--label must not be empty")
     env = parse_env(env_items)
+    from runner.tasks.proof import check_env  # here: runner.tasks loads the workloads, which import this
+
+    check_env(list(env), "--env")
     if buffer < 1 or buffer > MAX_BUFFER:
         raise ValueError(f"--buffer must be between 1 byte and {MAX_BUFFER:,} bytes, got {buffer:,}")
     return ns, sleep, env

@@ -48,6 +48,7 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
                 "sleep_s": num(r.get("sleep_s")),
                 "hold_ratio": num(r.get("hold_ratio")),
                 "overlap_by_timing": _flag(r.get("overlap_by_timing")),
+                "proof": r["proof"] if isinstance(r.get("proof"), str) else None,
                 "workload": workload,
                 **extra.get((r["variant"], int(r["n"])), {}),
             }

@@ -148,6 +148,7 @@ def measure(
     companion: Companion | None = None,
     stop_when: Watch | None = None,
     at_hold: AtHold | None = hold.snapshot,
+    on_line: Callable[[bytes], None] | None = None,
 ) -> RunResult:
     """Run argv (no shell) and measure its memory. Ctrl-C kills the run, then re-raises.
 
@@ -170,6 +171,8 @@ def measure(
     (code, reason) stops it there, as stopped_by and stopped_reason.
     at_hold: called once, after the first sample that follows `ready N` (that sample has read the
     high-water marks), its dict kept as hold_split; None takes no snapshot.
+    on_line: called with every line the program writes on stdout, in order (`ready` among them):
+    the proof attacks read the trace a program writes under runner.tasks.proof.TRACE_ENV.
     """
     argv = [str(a) for a in argv]
     if not argv:
@@ -198,6 +201,8 @@ def measure(
     def on_stdout(line: bytes) -> None:
         nonlocal stdout_other
         t = time.monotonic()
+        if on_line is not None:
+            on_line(line)
         m = READY_RE.match(line)
         if m and "n" not in ready:
             ready["n"], ready["t"] = int(m.group(1)), t

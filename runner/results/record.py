@@ -98,6 +98,10 @@ class RunRecord:
     # A run of kind "books" (`memrun explain --books`): the figures its runtime gave of its own
     # memory at the hold, in bytes, by the names of its manifest's [variant.books].
     books: dict[str, Any] | None = None
+    # The kind of `ready` proof the program states (runner.tasks.proof: "self-contained", "counter"
+    # or "state"; the last two prove N waiting only with `ready` before the sleep's end). None
+    # under another workload, and in rows stored before manifests stated it.
+    proof: str | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -142,6 +146,7 @@ class RunRecord:
             "hold_ratio": self.hold_ratio,
             "program": self.program,
             "books": self.books,
+            "proof": self.proof,
         }
         if self.result is not None:
             data = self.result.to_dict(timeline=False)

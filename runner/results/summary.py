@@ -97,13 +97,17 @@ def cell_values(runs: pd.DataFrame, metric: str = "peak_rss") -> dict[tuple[str,
 
 def _overlap(valid: pd.DataFrame) -> dict[str, Any]:
     """A cell's evidence that its N waits overlapped (runner.judge.overlap), over its valid runs: the
-    lowest hold ratio (RSS at `ready` ÷ the highest until the first wait could end), and whether
-    every run's own timing proves it. None where the runs predate these fields."""
+    lowest hold ratio (RSS at `ready` ÷ the highest until the first wait could end), whether every
+    run's own timing proves it, and the kind of its program's `ready` proof. None where the runs
+    predate these fields."""
     ratios = valid["hold_ratio"].dropna() if "hold_ratio" in valid else pd.Series(dtype=float)
     timing = valid["overlap_by_timing"].dropna() if "overlap_by_timing" in valid else pd.Series(dtype=bool)
+    kinds = set(valid["proof"].dropna()) if "proof" in valid else set()
     return {
         "hold_ratio": float(ratios.min()) if len(ratios) else None,
         "overlap_by_timing": bool(timing.astype(bool).all()) if 0 < len(timing) == len(valid) else None,
+        # the kind of the program's own `ready` proof (runner.tasks.proof), when its runs agree
+        "proof": kinds.pop() if len(kinds) == 1 else None,
     }
 
 

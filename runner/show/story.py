@@ -24,6 +24,7 @@ from runner.measure.result import Sample
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.figures.timeline import end_label
+from runner.tasks.proof import told
 from runner.units import mb, size
 from runner.workload import get, is_default
 
@@ -155,6 +156,8 @@ def _overlap_lines(case: Case) -> list[str]:
         return []
     sleep = record.sleep_s
     lines = []
+    if record.proof is not None:  # the program's kind of `ready` proof (runner.tasks.proof)
+        lines.append(f"  proof     {told(record.proof, r.ready_s, sleep)}")
     if timing_proves_overlap(r.wall_s, sleep):
         lines.append(
             f"  overlap   wall {r.wall_s:.1f} s < 2 × {sleep:g} s sleep: every wait overlapped (timing)"
@@ -250,7 +253,8 @@ def sweep_summary(records: Sequence[RunRecord], results: Path) -> list[str]:
 def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample]]) -> list[str]:
     """`memrun inspect --overlap`: per variant and N, what proves from outside that each valid run's
     N waits overlapped: its timing (wall < 2 x sleep) and the hold ratio (RSS at `ready` ÷ the
-    highest RSS until the first wait could end; ≥ 0.95 when `ready` came with every task waiting).
+    highest RSS until the first wait could end; ≥ 0.95 when `ready` came with every task waiting),
+    beside the kind of its program's own `ready` proof (— in rows stored before it was recorded).
     The ratio stored with the run, else computed from its timeline (rows stored before it was)."""
     rows = []
     for record in sorted(records, key=lambda r: (r.variant, r.n, r.repeat)):
@@ -265,11 +269,14 @@ def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample
         held = "—" if ratio is None else f"{ratio:.2f}" + ("" if ratio >= HELD else " (grew)")
         rows.append(
             f"{record.variant:<20} {record.n:>10,} {r.ready_s:>8.2f} {r.wall_s:>8.1f} {record.sleep_s:>6g} "
-            f"{'wall < 2×sleep' if timing else 'ready only':<15} {held}"
+            f"{'wall < 2×sleep' if timing else 'ready only':<15} {record.proof or '—':<15} {held}"
         )
     if not rows:
         return []
-    head = f"{'variant':<20} {'N':>10} {'ready s':>8} {'wall s':>8} {'sleep':>6} {'overlap proof':<15} hold"
+    head = (
+        f"{'variant':<20} {'N':>10} {'ready s':>8} {'wall s':>8} {'sleep':>6} {'overlap proof':<15} "
+        f"{'ready proof':<15} hold"
+    )
     return [head, *rows]
 
 

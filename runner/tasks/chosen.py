@@ -173,6 +173,7 @@ def choose_folder(
                 name=f"{v.name}@{suffix(tf, spec, version)}",
                 folder=mine,
                 run=before.run if before and before.run else v.run,
+                proof=before.proof if before and before.proof else v.proof,
                 env={**v.env, **env},
                 when=when,
                 chosen_version={spec.name: version},

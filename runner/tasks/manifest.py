@@ -33,6 +33,9 @@ from runner.tasks.parse import (
     read_text,
     read_workloads,
 )
+from runner.tasks.proof import Proof, ProofError
+from runner.tasks.proof import read as read_proof
+from runner.tasks.schema import check as check_schema
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
@@ -97,6 +100,9 @@ class Variant:
     own_idiom: str | None = None
     own_spread: str | None = None
     workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
+    # What the sleep program's `ready N` proves ([variant.proof], runner.tasks.proof); None under
+    # another workload, whose `ready` its own protocol defines.
+    proof: Proof | None = None
     workload: str = DEFAULT_WORKLOAD  # the workload this record runs (see under())
     # A variant at a version chosen on the version axis (runner.tasks.chosen): {NAME: version},
     # and the variant it is a version of; empty and None for the installed build.
@@ -127,6 +133,7 @@ class Variant:
             own_failures=[*spec.failures, *self.own_failures],
             own_idiom=spec.idiom or self.own_idiom,
             workload=workload,
+            proof=None,
         )
 
     @property
@@ -202,6 +209,7 @@ def load_folder(folder: Path) -> TaskFolder:
         raise ManifestError(f"{path}: missing") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ManifestError(f"{path}: not valid TOML: {e}") from None
+    check_schema(data, path)
     task = data.get("task")
     if not isinstance(task, dict) or not isinstance(task.get("description"), str):
         raise ManifestError(f"{path}: [task] with a description is required")
@@ -266,9 +274,13 @@ def load_folder(folder: Path) -> TaskFolder:
         if not run:
             raise ManifestError(f"{path}: variant {name}: run is empty")
         rules = read_rules(spec.get("when", []), f"variant {name}: when", path)
+        try:
+            proof = read_proof(spec.get("proof"), f"variant {name}: proof")
+        except ProofError as e:
+            raise ManifestError(f"{path}: {e}") from None
         libs = [
-            Library(str(lib["name"]), str(lib["file"]), str(lib["regex"]))
-            for lib in spec.get("libraries", [])
+            read_library(lib, f"variant {name}: libraries[{j}]", path)
+            for j, lib in enumerate(spec.get("libraries", []))
         ]
         tf.variants.append(
             Variant(
@@ -284,6 +296,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 read_text(spec.get("spread"), f"variant {name}: spread", path),
                 read_workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
                 books=read_books(spec.get("books"), f"variant {name}: books", path),
+                proof=proof,
             )
         )
     _check_placeholders(tf)
@@ -297,6 +310,17 @@ def load_folder(folder: Path) -> TaskFolder:
         if tool.package and tool.package not in tf.apt:
             raise ManifestError(f"{path}: tools.{tool.name}.package {tool.package!r} is not in task.apt")
     return tf
+
+
+def read_library(spec: dict, where: str, path: Path) -> Library:
+    """A [[variant.libraries]] table: name, file and a regex whose group 1 is the version."""
+    if missing := [k for k in ("name", "file", "regex") if k not in spec]:
+        raise ManifestError(f"{path}: {where} needs {', '.join(missing)}")
+    try:
+        re.compile(spec["regex"])
+    except re.error as e:
+        raise ManifestError(f"{path}: {where}.regex: {e}") from None
+    return Library(spec["name"], spec["file"], spec["regex"])
 
 
 def _check_placeholders(tf: TaskFolder) -> None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.tasks.proof import Proof, ProofError
+from runner.tasks.proof import read as read_proof
 from runner.tasks.template import TemplateError, check
 
 # Placeholders a version table's commands may use besides the folder's tools and places.
@@ -30,7 +32,7 @@ _KEYS = {
     "presets",
     "before",
 }
-_BEFORE_KEYS = {"version", "run", "build", "outputs", "reason"}
+_BEFORE_KEYS = {"version", "run", "build", "outputs", "reason", "proof"}
 _PRESET = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
@@ -48,6 +50,7 @@ class Before:
     build: list[list[str]] | None  # replaces the commands of every [[build]]
     reason: str
     outputs: list[str] | None = None  # replaces the outputs of every [[build]] (a program it cannot build)
+    proof: Proof | None = None  # the replacing program's `ready` proof: required with `run`
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,13 @@ def _before(value: object, where: str) -> list[Before]:
         if run is None and build is None:
             raise VersionSpecError(f"{here}: give run, build or both")
         outputs = _strs(spec["outputs"], f"{here}.outputs") if "outputs" in spec else None
-        out.append(Before(version, run, build, " ".join(reason.split()), outputs))
+        proof = None
+        if run is not None or "proof" in spec:
+            try:
+                proof = read_proof(spec.get("proof"), f"{here}.proof")
+            except ProofError as e:
+                raise VersionSpecError(f"{e} (a `run` replaces the program, whose proof it states)") from None
+        out.append(Before(version, run, build, " ".join(reason.split()), outputs, proof))
     return sorted(out, key=lambda b: tuple(int(x) for x in b.version.split(".")))
 
 

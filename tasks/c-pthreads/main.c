@@ -11,8 +11,9 @@
 #include <time.h>
 
 static struct timespec sleep_for;
-/* Threads that have reached their nanosleep: main prints `ready` once all N have, so `ready` means
- * N threads sleeping at once. */
+/* Threads that have reached their nanosleep: main prints `ready` once all N have. A thread whose
+ * sleep is already over counts too, so `ready` means N threads sleeping at once with the runner's
+ * rule that it comes before the sleep can end (a counter proof, tasks/README.md). */
 static atomic_size_t sleeping;
 
 static void *sleeper(void *arg) {
@@ -22,6 +23,32 @@ static void *sleeper(void *arg) {
     while (nanosleep(&left, &left) != 0 && errno == EINTR) {
     }
     return NULL;
+}
+
+/* The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+ * MEMRUN_TRACE_WAITS=1: the threads run traced_sleeper, the sleeper above with a `start` line just
+ * before the count and an `end` line after the sleep, on stdout, where `ready` goes (stdio's lock
+ * keeps the lines whole and in the order written). MEMRUN_STALL_MS=K: main stalls K ms after the
+ * last pthread_create and again just before `ready`. */
+static int trace;
+static struct timespec stall_for;
+
+static void *traced_sleeper(void *arg) {
+    fputs("start\n", stdout);
+    sleeper(arg);
+    fputs("end\n", stdout);
+    return NULL;
+}
+
+static void read_switches(void) {
+    const char *t = getenv("MEMRUN_TRACE_WAITS"), *s = getenv("MEMRUN_STALL_MS");
+    trace = t != NULL && strcmp(t, "1") == 0;
+    long ms = s != NULL ? atol(s) : 0;
+    if (ms > 0) stall_for = (struct timespec){ms / 1000, (ms % 1000) * 1000000L};
+}
+
+static void stall(void) {
+    if (stall_for.tv_sec || stall_for.tv_nsec) nanosleep(&stall_for, NULL);
 }
 
 static int usage(void) {
@@ -56,6 +83,7 @@ int main(int argc, char **argv) {
     if (argc < 2 || argc > 3 || !parse_n(argv[1], &n)) return usage();
     sleep_for = (struct timespec){10, 0};
     if (argc == 3 && !parse_sleep(argv[2], &sleep_for)) return usage();
+    read_switches();
 
     pthread_t *threads = malloc((n ? n : 1) * sizeof *threads);
     if (threads == NULL) {
@@ -66,14 +94,16 @@ int main(int argc, char **argv) {
         /* pthread_create returns the error number (it does not set errno): EAGAIN when the kernel
          * refuses the thread (RLIMIT_NPROC, pid_max, threads-max, pids.max) and also when mapping
          * its stack fails (max_map_count, RLIMIT_AS): glibc turns that ENOMEM into EAGAIN. */
-        int rc = pthread_create(&threads[i], NULL, sleeper, NULL);
+        int rc = pthread_create(&threads[i], NULL, trace ? traced_sleeper : sleeper, NULL);
         if (rc != 0) {
             fprintf(stderr, "pthread_create: %s (after %zu threads)\n", strerror(rc), i);
             return 1;
         }
     }
+    stall();
     const struct timespec one_ms = {0, 1000000};
     while (atomic_load_explicit(&sleeping, memory_order_relaxed) < n) nanosleep(&one_ms, NULL);
+    stall();
     if (printf("ready %zu\n", n) < 0 || fflush(stdout) != 0) {
         perror("stdout");
         return 1;

@@ -15,6 +15,30 @@ import (
 // closure captures nothing more; atomic.AddInt64 rather than atomic.Int64 so Go 1.18 still builds.
 var waiting int64
 
+// The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+// MEMRUN_TRACE_WAITS=1: the goroutines run traced, the plain body with a `start` line just before
+// the count and an `end` line after the sleep, on stdout, where `ready` goes (one write each).
+// MEMRUN_STALL_MS=K: main stalls K ms after the last `go` and again just before `ready`.
+var (
+	trace    = os.Getenv("MEMRUN_TRACE_WAITS") == "1"
+	stallFor = stallSetting()
+)
+
+func stallSetting() time.Duration {
+	ms, _ := strconv.Atoi(os.Getenv("MEMRUN_STALL_MS"))
+	return time.Duration(ms) * time.Millisecond
+}
+
+func stall() {
+	if stallFor > 0 {
+		time.Sleep(stallFor)
+	}
+}
+
+func say(line string) {
+	os.Stdout.WriteString(line)
+}
+
 func usage(msg string) {
 	fmt.Fprintf(os.Stderr, "%s\nusage: go-task N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)\n", msg)
 	os.Exit(2)
@@ -40,16 +64,28 @@ func main() {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	for i := 0; i < n; i++ {
-		go func() {
-			defer wg.Done()
-			atomic.AddInt64(&waiting, 1)
-			time.Sleep(d)
-		}()
+		if trace {
+			go func() {
+				defer wg.Done()
+				say("start\n")
+				atomic.AddInt64(&waiting, 1)
+				time.Sleep(d)
+				say("end\n")
+			}()
+		} else {
+			go func() {
+				defer wg.Done()
+				atomic.AddInt64(&waiting, 1)
+				time.Sleep(d)
+			}()
+		}
 	}
+	stall()
 	// `ready` once every goroutine has run up to its sleep, not merely been created.
 	for atomic.LoadInt64(&waiting) < int64(n) {
 		time.Sleep(time.Millisecond)
 	}
+	stall()
 	fmt.Println("ready", n)
 	if os.Getenv("MEMRUN_BOOKS") == "1" {
 		printBooks()

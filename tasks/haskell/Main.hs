@@ -4,13 +4,39 @@ module Main (main) where
 
 import Control.Concurrent (forkIO, threadDelay)
 import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
-import Control.Monad (forM_, replicateM)
+import Control.Monad (forM_, replicateM, void, when)
 import Data.Char (isDigit)
+import Foreign.C.String (CString, withCStringLen)
+import Foreign.C.Types (CInt (..), CSize (..))
 import GHC.Conc (BlockReason (BlockedOnMVar), ThreadId, ThreadStatus (..), threadStatus)
-import System.Environment (getArgs)
+import System.Environment (getArgs, lookupEnv)
 import System.Exit (exitWith, ExitCode (ExitFailure))
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
+import System.IO.Unsafe (unsafePerformIO)
+import System.Posix.Types (CSsize (..))
 import Text.Read (readMaybe)
+
+-- The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+-- MEMRUN_TRACE_WAITS=1: each thread runs the traced body, the plain one with a `start` line just
+-- before threadDelay and an `end` line after it, written to fd 1 with write(2) (through stdout's
+-- Handle a thread could block on the Handle's MVar, which the proof would take for threadDelay's);
+-- `ready` goes to the same fd. MEMRUN_STALL_MS=K: main stalls K ms after the last forkIO and again
+-- just before `ready`. Top-level constants, so no thread's closure holds them.
+{-# NOINLINE trace #-}
+trace :: Bool
+trace = unsafePerformIO ((== Just "1") <$> lookupEnv "MEMRUN_TRACE_WAITS")
+
+{-# NOINLINE stallMicros #-}
+stallMicros :: Int
+stallMicros = unsafePerformIO (maybe 0 (* 1000) . (>>= readMaybe) <$> lookupEnv "MEMRUN_STALL_MS")
+
+foreign import ccall unsafe "write" c_write :: CInt -> CString -> CSize -> IO CSsize
+
+say :: String -> IO ()
+say s = withCStringLen s $ \(p, len) -> void (c_write 1 p (fromIntegral len))
+
+stall :: IO ()
+stall = when (stallMicros > 0) (threadDelay stallMicros)
 
 usage :: String -> IO a
 usage msg = do
@@ -44,9 +70,14 @@ main = do
   -- built once.
   done <- replicateM n $ do
     mv <- newEmptyMVar
-    t <- forkIO (threadDelay micros >> putMVar mv ())
+    t <-
+      if trace
+        then forkIO (say "start\n" >> threadDelay micros >> say "end\n" >> putMVar mv ())
+        else forkIO (threadDelay micros >> putMVar mv ())
     pure (t, mv)
+  stall
   forM_ done (awaitWaiting . fst)
+  stall
   putStrLn ("ready " ++ show n)
   hFlush stdout
   forM_ done (takeMVar . snd)
@@ -55,6 +86,8 @@ main = do
 -- no other MVar is taken before that. A counter bumped just before threadDelay is not enough: the
 -- registration (an atomicModifyIORef' on the timer manager's one queue) is itself contended, and at
 -- 100k threads half of them were still BlockedOnBlackHole there when such a counter reached N.
+-- A finished thread counts too, so `ready` proves N waiting with the runner's rule that it comes
+-- before the sleep can end (a state proof).
 awaitWaiting :: ThreadId -> IO ()
 awaitWaiting t = do
   s <- threadStatus t

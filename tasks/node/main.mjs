@@ -34,9 +34,32 @@ if (process.env.MEMRUN_BOOKS === '1') {
   });
 }
 
+// The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+// MEMRUN_TRACE_WAITS=1: each promise comes from traced, which writes `start` just before its timer
+// is set and `end` once it fires, on stdout, where `ready` goes. MEMRUN_STALL_MS=K: main holds the
+// thread K ms (a spin: the event loop does not run) after the last timer is set and again just
+// before `ready`.
+const TRACE = process.env.MEMRUN_TRACE_WAITS === '1';
+const STALL_MS = Number(process.env.MEMRUN_STALL_MS) || 0;
+
+async function traced(ms) {
+  process.stdout.write('start\n');
+  await sleep(ms);
+  process.stdout.write('end\n');
+}
+
+function stall() {
+  const until = Date.now() + STALL_MS;
+  while (Date.now() < until);
+}
+
 const tasks = new Array(n);
 for (let i = 0; i < n; i++) {
-  tasks[i] = sleep(ms);
+  tasks[i] = TRACE ? traced(ms) : sleep(ms);
 }
+stall();
+// setTimeout registered each timer at the call, and no timer callback can run before this
+// synchronous code is over: no wait can end before `ready`. Self-contained.
+stall();
 process.stdout.write(`ready ${n}\n`);
 await Promise.all(tasks);

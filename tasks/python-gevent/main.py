@@ -1,7 +1,9 @@
 """Measures: memory of N gevent greenlets alive at once, each in gevent.sleep, joined with gevent.joinall."""
 
 import math
+import os
 import sys
+import time
 
 import gevent
 
@@ -13,14 +15,35 @@ def usage(msg: str) -> None:
     sys.exit(2)
 
 
+# The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+# MEMRUN_TRACE_WAITS=1: each task runs traced_sleep, which writes `start` just before its wait and
+# `end` after it, on stdout (os.write: one whole line each), where `ready` goes. MEMRUN_STALL_MS=K:
+# main holds the thread K ms (time.sleep: not patched by gevent here, so the hub does not run) after
+# the last spawn and again just before `ready`.
+TRACE = os.environ.get("MEMRUN_TRACE_WAITS") == "1"
+STALL_S = float(os.environ.get("MEMRUN_STALL_MS") or 0) / 1000
+
+
+def traced_sleep(seconds: float) -> None:
+    os.write(1, b"start\n")
+    gevent.sleep(seconds)
+    os.write(1, b"end\n")
+
+
 def main(n: int, seconds: float) -> None:
     greenlets = [None] * n
+    sleep = traced_sleep if TRACE else gevent.sleep
     for i in range(n):
-        greenlets[i] = gevent.spawn(gevent.sleep, seconds)
-    # One yield proves all N are waiting: spawn queues each greenlet's start as a hub callback and
-    # the hub runs its callbacks FIFO, so main's own wake-up, queued last by sleep(0), comes after
-    # every greenlet has run into gevent.sleep (its timer started, its stack slice saved).
+        greenlets[i] = gevent.spawn(sleep, seconds)
+    time.sleep(STALL_S)
+    # One yield proves all N have started their wait: spawn queues each greenlet's start as a hub
+    # callback and the hub runs its callbacks FIFO, so main's own wake-up, queued last by sleep(0),
+    # comes after every greenlet has run into gevent.sleep (its timer started, its stack slice
+    # saved). Not that none has ended: the hub runs its loop (and due timers) between callbacks once
+    # its switch interval has passed, so with a sleep of 2 ms most greenlets were over at `ready`.
+    # It proves N waiting with the runner's rule that `ready` comes before the sleep can end.
     gevent.sleep(0)
+    time.sleep(STALL_S)
     print(f"ready {n}", flush=True)
     gevent.joinall(greenlets, raise_error=True)
 

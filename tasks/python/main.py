@@ -2,7 +2,9 @@
 
 import asyncio
 import math
+import os
 import sys
+import time
 
 USAGE = "usage: main.py N [SLEEP_SECONDS]  (N >= 0; sleep default 10, may be fractional)"
 
@@ -12,18 +14,37 @@ def usage(msg: str) -> None:
     sys.exit(2)
 
 
+# The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+# MEMRUN_TRACE_WAITS=1: each task runs traced_sleep, which writes `start` just before its wait and
+# `end` after it, on stdout (os.write: one whole line each), where `ready` goes. MEMRUN_STALL_MS=K:
+# main holds the thread K ms (time.sleep: the event loop does not run) after the last spawn and
+# again just before `ready`.
+TRACE = os.environ.get("MEMRUN_TRACE_WAITS") == "1"
+STALL_S = float(os.environ.get("MEMRUN_STALL_MS") or 0) / 1000
+
+
+async def traced_sleep(seconds: float) -> None:
+    os.write(1, b"start\n")
+    await asyncio.sleep(seconds)
+    os.write(1, b"end\n")
+
+
 async def main(n: int, seconds: float) -> None:
     tasks = [None] * n
+    sleep = traced_sleep if TRACE else asyncio.sleep
     for i in range(n):
-        tasks[i] = asyncio.create_task(asyncio.sleep(seconds))
+        tasks[i] = asyncio.create_task(sleep(seconds))
     # Gathered before `ready`: gather gives each task a done callback (and a copy of the context),
     # part of what the N waiting tasks cost.
     all_done = asyncio.gather(*tasks)
+    time.sleep(STALL_S)
     # One yield proves all N are waiting: the N tasks' first steps were queued before main's own
     # resumption and the loop runs its ready callbacks FIFO, so each task has run into asyncio.sleep
     # (its timer registered) by the time main resumes (BaseEventLoop._run_once, the same Python code
-    # under CPython and PyPy).
+    # under CPython and PyPy). And none has ended: the loop moves due timers into its ready queue
+    # only between batches, and main runs in the batch of the N first steps. Self-contained.
     await asyncio.sleep(0)
+    time.sleep(STALL_S)
     print(f"ready {n}", flush=True)
     await all_done
 

@@ -2,6 +2,7 @@
 time.sleep, all joined."""
 
 import math
+import os
 import sys
 import threading
 import time
@@ -26,16 +27,33 @@ def sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
+# The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+# MEMRUN_TRACE_WAITS=1: each task runs traced_sleep, which writes `start` just before its wait and
+# `end` after it, on stdout (os.write: one whole line each), where `ready` goes. MEMRUN_STALL_MS=K:
+# main holds the thread K ms (time.sleep: the threads run on) after the last spawn and again just
+# before `ready`.
+TRACE = os.environ.get("MEMRUN_TRACE_WAITS") == "1"
+STALL_S = float(os.environ.get("MEMRUN_STALL_MS") or 0) / 1000
+
+
+def traced_sleep(seconds: float) -> None:
+    os.write(1, b"start\n")
+    sleep(seconds)
+    os.write(1, b"end\n")
+
+
 def main(n: int, seconds: float) -> None:
     threads = [None] * n
     for i in range(n):
-        t = threading.Thread(target=sleep, args=(seconds,))
+        t = threading.Thread(target=traced_sleep if TRACE else sleep, args=(seconds,))
         t.start()
         threads[i] = t
+    time.sleep(STALL_S)
     # start() returns once the thread runs, not once it sleeps: wait until all N have counted
     # themselves just before time.sleep (reading an int under the GIL needs no lock).
     while sleeping < n:
         time.sleep(0.001)
+    time.sleep(STALL_S)
     print(f"ready {n}", flush=True)
     for t in threads:
         t.join()

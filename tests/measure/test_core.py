@@ -156,6 +156,14 @@ def test_ready_line_is_timed():
     assert r.stdout_other == 0
 
 
+def test_every_stdout_line_reaches_on_line_in_order():
+    code = "print('start'); print('start'); print('ready 2'); print('end', flush=True)"
+    lines: list[bytes] = []
+    r = measure([sys.executable, "-c", code], on_line=lines.append)
+    assert [line.strip() for line in lines] == [b"start", b"start", b"ready 2", b"end"]
+    assert r.ready_n == 2 and r.stdout_other == 3
+
+
 def test_ready_by_stops_a_run_that_is_not_ready_in_time():
     mark = marker()
     late = f"import time; time.sleep(30); print('ready 1', flush=True)  # {mark}"

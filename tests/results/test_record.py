@@ -26,6 +26,7 @@ NEWER = {
     "hold_ratio": None,
     "program": None,
     "books": None,
+    "proof": None,
 }
 # ... and after the current ones: every row before workloads is a sleep row, with no client
 WORKLOAD = {"workload": "sleep", "buffer": None, "client": None, "params": None}
@@ -61,7 +62,7 @@ def test_every_current_row_reads_back_to_the_same_json():
         assert {k: out[k] for k in row} == row
         newer = {k: out[k] for k in set(out) - set(row)}  # rows written before a field existed
         later = {*NEWER_MEASURED, *WORKLOAD, "env_override", "chosen_version", "version_of"}
-        later |= {"overlap_by_timing", "hold_ratio", "program", "books"}
+        later |= {"overlap_by_timing", "hold_ratio", "program", "books", "proof"}
         assert set(newer) <= later, newer
         assert newer.pop("workload", "sleep") == "sleep" and not any(newer.values()), newer
 

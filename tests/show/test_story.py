@@ -231,10 +231,24 @@ def test_the_story_says_what_proves_the_waits_overlapped():
     assert "wall 10.4 s < 2 × 10 s sleep: every wait overlapped (timing)" in text
     assert "ratio 1.00, memory held still" in text
 
+    assert "proof" not in text  # a row stored before runs recorded their proof's kind
+
     late, grown = _valid(25.0, 9.0, 10.0, 20_000_000, 50_000_000)
     text = story(Case(Path("."), late, grown, {}, "its sweep", {}, 2))
     assert "valid on its program's `ready` proof only" in text
     assert "ratio 0.40, memory still grew after `ready`" in text
+
+
+def test_the_story_says_what_the_programs_ready_proved():
+    from runner.show.story import Case, story
+
+    record, timeline = _valid(10.4, 0.5, 10.0, 50_000_000, 50_000_000)
+    text = story(Case(Path("."), record.replace(proof="counter"), timeline, {}, "its sweep", {}, 2))
+    assert (
+        "  proof     counter: proves N waiting only with `ready` before the sleep's end, which it was" in text
+    )
+    text = story(Case(Path("."), record.replace(proof="self-contained"), timeline, {}, "its sweep", {}, 2))
+    assert "  proof     self-contained: no wait could end before `ready`" in text
 
 
 def test_inspect_overlap_lists_each_valid_run_with_its_proof():
@@ -243,9 +257,10 @@ def test_inspect_overlap_lists_each_valid_run_with_its_proof():
     held, timeline = _valid(10.4, 0.5, 10.0, 50_000_000, 50_000_000)
     grew, grown = _valid(12.0, 0.5, 10.0, 20_000_000, 50_000_000)
     grew = grew.replace(run_id="r2", n=2000)
-    lines = overlap_table([held, grew], {"r1": timeline, "r2": grown})
-    assert lines[0].split()[:3] == ["variant", "N", "ready"]
-    assert lines[1].endswith("wall < 2×sleep  1.00") and lines[2].endswith("0.40 (grew)")
+    lines = overlap_table([held.replace(proof="state"), grew], {"r1": timeline, "r2": grown})
+    assert lines[0].split()[:3] == ["variant", "N", "ready"] and "ready proof" in lines[0]
+    assert lines[1].endswith("wall < 2×sleep  state           1.00") and lines[2].endswith("0.40 (grew)")
+    assert " — " in lines[2]  # stored before runs recorded their proof's kind
 
 
 def test_a_pinned_http_server_is_told_on_its_own_cpus(tmp_path):

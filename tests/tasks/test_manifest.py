@@ -20,14 +20,17 @@ def test_manifest_rejects_unknown_per_task_key(tmp_path):
     folder.mkdir()
     (folder / "task.toml").write_text(
         '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n'
-        '[[variant]]\nname = "t"\nrun = ["true"]\n[variant.per_task]\nthread = 1\n'
+        '[[variant]]\nname = "t"\nrun = ["true"]\n'
+        'proof = { kind = "counter", how = "a fake" }\n[variant.per_task]\nthread = 1\n'
     )
     with pytest.raises(tasks.ManifestError, match="unknown key"):
         tasks.load_folder(folder)
 
 
+PROOF = 'proof = { kind = "counter", how = "a fake" }\n'
 HEAD = (
     '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n[[variant]]\nname = "t"\nrun = ["true"]\n'
+    + PROOF
 )
 
 
@@ -89,11 +92,16 @@ def test_spread_is_declared_by_the_manifests_of_jvm_runtimes():
 def test_spread_folder_wide_or_per_variant_and_checked(tmp_path):
     folder = _load(
         tmp_path,
-        '[[variant]]\nname = "a"\nrun = ["x"]\nspread = "own"\n[[variant]]\nname = "b"\nrun = ["x"]\n',
+        '[[variant]]\nname = "a"\nrun = ["x"]\n'
+        + PROOF
+        + 'spread = "own"\n[[variant]]\nname = "b"\nrun = ["x"]\n'
+        + PROOF,
     )
     assert [v.spread for v in folder.variants] == [None, "own", None]  # t (from HEAD), a, b
+    with pytest.raises(tasks.ManifestError, match=r"variant\[a\]\.spread must be a string, not an integer"):
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + "spread = 3\n")
     with pytest.raises(tasks.ManifestError, match="spread must be a non-empty string"):
-        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nspread = 3\n')
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + 'spread = " "\n')
 
 
 WORKLOAD = (

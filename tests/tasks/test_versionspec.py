@@ -8,7 +8,7 @@ from runner import tasks
 
 HEAD = (
     '[task]\ndescription = "x"\n[tools.go]\nfind = ["go"]\n[[build]]\ncommands = [["true"]]\n'
-    '[[variant]]\nname = "t"\nrun = ["true"]\n'
+    '[[variant]]\nname = "t"\nrun = ["true"]\nproof = { kind = "counter", how = "a fake" }\n'
 )
 
 
@@ -26,11 +26,13 @@ def test_a_version_table_is_read_with_its_before_tables_oldest_first(tmp_path):
         'install = [["{go}", "mod", "edit", "-go={version_minor}"]]\nenv = { GOTOOLCHAIN = "go{version}" }\n'
         'tools = { go = "{go}" }\nreports = "go"\npresets = { article = "1.18.10" }\n'
         '[[versions.go.before]]\nversion = "1.21"\nrun = ["old"]\nreason = "r2"\n'
+        'proof = { kind = "self-contained", how = "the old program" }\n'
         '[[versions.go.before]]\nversion = "1.9"\nbuild = [["older"]]\nreason = "r1"\n',
     )
     spec = tf.versions["go"]
     assert spec.env == {"GOTOOLCHAIN": "go{version}"} and spec.presets == {"article": "1.18.10"}
     assert [b.version for b in spec.before] == ["1.9", "1.21"]  # numeric order, not text order
+    assert [b.proof and b.proof.kind for b in spec.before] == [None, "self-contained"]  # with its run
     assert spec.applies_to("t") and tf.variants[0].chosen_version == {}
 
 
@@ -53,6 +55,15 @@ def test_a_version_table_is_read_with_its_before_tables_oldest_first(tmp_path):
         (
             'what = "w"\nlist = ["x"]\n[[versions.v.before]]\nversion = "new"\nrun = ["x"]\nreason = "r"\n',
             "version",
+        ),
+        (
+            'what = "w"\nlist = ["x"]\n[[versions.v.before]]\nversion = "16"\nrun = ["x"]\nreason = "r"\n',
+            r"before\[0\]\.proof must be a table .*a `run` replaces the program",
+        ),
+        (
+            'what = "w"\nlist = ["x"]\n[[versions.v.before]]\nversion = "16"\nrun = ["x"]\nreason = "r"\n'
+            'proof = { kind = "hope", how = "h" }\n',
+            r"before\[0\]\.proof\.kind must be one of self-contained, counter, state",
         ),
     ],
 )

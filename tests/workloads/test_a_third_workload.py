@@ -49,6 +49,7 @@ inputs = ["hold.py"]
 [[variant]]
 name = "holder"
 run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}"]
+proof = { kind = "counter", how = "a fake" }
 
 [variant.workloads.buffers]
 run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}"]

@@ -22,19 +22,45 @@ if sleep_arg = ARGV[1]?
 end
 span = seconds.seconds
 
-done = Channel(Nil).new
-n.times do
-  spawn do
-    sleep span
-    done.send(nil)
+# The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+# MEMRUN_TRACE_WAITS=1: each fiber also writes `start` just before its sleep and `end` after it, on
+# STDOUT, where `ready` goes. MEMRUN_STALL_MS=K: main holds the thread K ms (a spin: a Crystal
+# `sleep` would let the scheduler run) after the last spawn and again just before `ready`.
+TRACE = ENV["MEMRUN_TRACE_WAITS"]? == "1"
+STALL = (ENV["MEMRUN_STALL_MS"]?.try(&.to_i?) || 0).milliseconds
+
+def stall : Nil
+  deadline = Time.monotonic + STALL
+  while Time.monotonic < deadline
   end
 end
+
+done = Channel(Nil).new
+n.times do
+  if TRACE
+    spawn do
+      STDOUT.print "start\n"
+      sleep span
+      STDOUT.print "end\n"
+      done.send(nil)
+    end
+  else
+    spawn do
+      sleep span
+      done.send(nil)
+    end
+  end
+end
+stall
 # The default scheduler is one thread and resumes runnable fibers in spawn order (FIFO), before it
 # polls the event loop: when this fiber, spawned last, runs, each fiber above has run up to its
-# `sleep`, so all N are waiting.
+# `sleep`, so all N are waiting. And none has woken: a sleeping fiber is resumed only from the event
+# loop, which runs only when no fiber is runnable, and main is runnable from the send below until
+# it has printed `ready`. Self-contained.
 started = Channel(Nil).new
 spawn { started.send(nil) }
 started.receive
+stall
 STDOUT.puts "ready #{n}"
 STDOUT.flush
 n.times { done.receive }

@@ -10,20 +10,31 @@ defmodule Main do
     # process no copy on its heap, so each fn captures nothing more than ms.
     waiting = :counters.new(1, [:write_concurrency])
     :persistent_term.put({__MODULE__, :waiting}, waiting)
+    # The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have
+    # neither. MEMRUN_TRACE_WAITS=1: each process also writes `start` just before it counts itself
+    # and `end` after its sleep, through the group leader that writes `ready` (IO.write returns once
+    # the line is written, so a counted process's line is out before main reads the counter).
+    # MEMRUN_STALL_MS=K: main stalls K ms after the last spawn and again just before `ready`.
+    :persistent_term.put({__MODULE__, :trace}, System.get_env("MEMRUN_TRACE_WAITS") == "1")
+    :persistent_term.put({__MODULE__, :stall}, String.to_integer(System.get_env("MEMRUN_STALL_MS") || "0"))
     run(mode, n, ms, waiting)
     System.halt(0)
   end
 
   defp run("task", n, ms, waiting) do
     tasks = for _ <- 1..n//1, do: Task.async(fn -> sleep(ms) end)
+    stall()
     await_waiting(waiting, n)
+    stall()
     IO.puts("ready #{n}")
     Task.await_many(tasks, :infinity)
   end
 
   defp run("spawn", n, ms, waiting) do
     procs = for _ <- 1..n//1, do: spawn_monitor(fn -> sleep(ms) end)
+    stall()
     await_waiting(waiting, n)
+    stall()
     IO.puts("ready #{n}")
     # One :DOWN per handle, taken in the order they arrive: the processes end in whatever order
     # their timers fire across schedulers, and matching each ref in turn would rescan a long mailbox.
@@ -34,10 +45,28 @@ defmodule Main do
     end)
   end
 
-  # A task's body: counted as waiting, then :timer.sleep(ms) (a tail call: no frame stays behind).
+  # A task's body: counted as waiting, then :timer.sleep(ms) (a tail call: no frame stays behind);
+  # traced, the same between its two lines.
   defp sleep(ms) do
+    if :persistent_term.get({__MODULE__, :trace}) do
+      IO.write("start\n")
+      count_and_sleep(ms)
+      IO.write("end\n")
+    else
+      count_and_sleep(ms)
+    end
+  end
+
+  defp count_and_sleep(ms) do
     :counters.add(:persistent_term.get({__MODULE__, :waiting}), 1, 1)
     :timer.sleep(ms)
+  end
+
+  defp stall do
+    case :persistent_term.get({__MODULE__, :stall}) do
+      0 -> :ok
+      ms -> Process.sleep(ms)
+    end
   end
 
   # `ready` once every process has run up to its sleep, not merely been spawned.

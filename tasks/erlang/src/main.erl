@@ -4,6 +4,8 @@
 -export([start/0]).
 
 -define(WAITING, {?MODULE, waiting}).
+-define(TRACE, {?MODULE, trace}).
+-define(STALL, {?MODULE, stall}).
 
 -define(USAGE, "usage: erl -noshell -pa DIR -s main -extra N [SLEEP_SECONDS]  "
                "(N >= 0; sleep default 10, may be fractional)").
@@ -15,8 +17,17 @@ start() ->
     %% which costs a process no copy on its heap, so the fun captures nothing more than Ms.
     Waiting = counters:new(1, [write_concurrency]),
     persistent_term:put(?WAITING, Waiting),
+    %% The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have
+    %% neither. MEMRUN_TRACE_WAITS=1: each process also writes `start` just before it counts itself
+    %% and `end` after its wait, through the group leader that writes `ready` (io:put_chars returns
+    %% once the line is written). MEMRUN_STALL_MS=K: main stalls K ms after the last spawn and again
+    %% just before `ready`.
+    persistent_term:put(?TRACE, os:getenv("MEMRUN_TRACE_WAITS") =:= "1"),
+    persistent_term:put(?STALL, list_to_integer(os:getenv("MEMRUN_STALL_MS", "0"))),
     Procs = spawn_all(N, Ms, []),
+    stall(),
     await_waiting(Waiting, N),
+    stall(),
     io:format("ready ~b~n", [N]),
     await_all(Procs),
     erlang:halt(0).
@@ -26,11 +37,30 @@ start() ->
 spawn_all(0, _Ms, Acc) ->
     lists:reverse(Acc);
 spawn_all(N, Ms, Acc) ->
-    Proc = spawn_monitor(fun() ->
-                             counters:add(persistent_term:get(?WAITING), 1, 1),
-                             receive after Ms -> ok end
-                         end),
+    Proc = spawn_monitor(fun() -> wait(Ms) end),
     spawn_all(N - 1, Ms, [Proc | Acc]).
+
+%% A process's body (a tail call from its fun: no frame stays behind): counted, then its wait;
+%% traced, the same between its two lines.
+wait(Ms) ->
+    case persistent_term:get(?TRACE) of
+        false ->
+            count_and_wait(Ms);
+        true ->
+            io:put_chars("start\n"),
+            count_and_wait(Ms),
+            io:put_chars("end\n")
+    end.
+
+count_and_wait(Ms) ->
+    counters:add(persistent_term:get(?WAITING), 1, 1),
+    receive after Ms -> ok end.
+
+stall() ->
+    case persistent_term:get(?STALL) of
+        0 -> ok;
+        Ms -> receive after Ms -> ok end
+    end.
 
 %% `ready` once every process has run up to its sleep, not merely been spawned.
 await_waiting(Waiting, N) ->

@@ -1,6 +1,6 @@
 //! Measures: N async-std tasks (async_std::task::spawn), each sleeping.
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use std::{env, process};
 
@@ -9,6 +9,31 @@ use async_std::task;
 // Tasks that have reached their sleep: async-io registers a timer on its first poll, so `ready`
 // waits for all N to get there. A static, so no task holds more than its Duration.
 static SLEEPING: AtomicUsize = AtomicUsize::new(0);
+
+// The proof attack's switches (tasks/README.md, "Attacking the proofs"); measured runs have neither.
+// MEMRUN_TRACE_WAITS=1: the tasks run the traced body, the plain one with a `start` line just before
+// the count and an `end` line after the sleep, on stdout, where `ready` goes (stdout's lock keeps
+// each line whole). MEMRUN_STALL_MS=K: main holds its thread K ms after the last spawn and again
+// just before `ready`. Statics, so no task holds more than before.
+static TRACE: AtomicBool = AtomicBool::new(false);
+static STALL_MS: AtomicU64 = AtomicU64::new(0);
+
+fn read_switches() {
+    TRACE.store(env::var("MEMRUN_TRACE_WAITS").as_deref() == Ok("1"), Ordering::Relaxed);
+    let ms = env::var("MEMRUN_STALL_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    STALL_MS.store(ms, Ordering::Relaxed);
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+fn stall() {
+    let ms = STALL_MS.load(Ordering::Relaxed);
+    if ms > 0 {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+}
 
 fn parse_args() -> Option<(usize, Duration)> {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -29,16 +54,28 @@ async fn main() {
         eprintln!("usage: rust-async-std N [SLEEP_SECONDS]");
         process::exit(2);
     };
+    read_switches();
     let mut handles = Vec::with_capacity(n);
     for _ in 0..n {
-        handles.push(task::spawn(async move {
-            SLEEPING.fetch_add(1, Ordering::Relaxed);
-            task::sleep(sleep).await
-        }));
+        handles.push(if TRACE.load(Ordering::Relaxed) {
+            task::spawn(async move {
+                say("start");
+                SLEEPING.fetch_add(1, Ordering::Relaxed);
+                task::sleep(sleep).await;
+                say("end")
+            })
+        } else {
+            task::spawn(async move {
+                SLEEPING.fetch_add(1, Ordering::Relaxed);
+                task::sleep(sleep).await
+            })
+        });
     }
+    stall();
     while SLEEPING.load(Ordering::Relaxed) < n {
         task::sleep(Duration::from_millis(1)).await;
     }
+    stall();
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready {n}")
         .and_then(|_| out.flush())
