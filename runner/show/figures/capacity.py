@@ -87,4 +87,6 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
                 "threads, page cache), or the runtime stops early."
             )
             footnote(fig, wrap(notes, 150, 4))
-            yield f"capacity-{budget >> 20}MiB{suffix}", fig
+            # another workload's answers never overwrite the sleep answers' figure
+            prefix = workloads.get(workloads.of(cells[0])).figure_prefix
+            yield f"{prefix}capacity-{budget >> 20}MiB{suffix}", fig

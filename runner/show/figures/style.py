@@ -40,14 +40,24 @@ def _freeze(fig: Figure) -> None:
     fig.set_layout_engine("none")
 
 
+# What a figure file carries beyond its drawing: nothing that changes from one run to the next
+# or one machine to the next (matplotlib writes its version and, in SVG, the date), so that the
+# committed figures are a function of the committed data and a test can redraw them byte for byte.
+METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}, "pdf": {"Creator": None}}
+
+
 def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
+    """Write the figure in each format as out_dir/stem.FORMAT. Byte for byte the same for the same
+    figure: SVG element ids are salted with the stem (never the process's own counter), and no
+    date or software version is written."""
     paths = []
     try:
         _freeze(fig)
-        for fmt in formats:
-            path = out_dir / f"{stem}.{fmt}"
-            fig.savefig(path, format=fmt)
-            paths.append(path)
+        with plt.rc_context({"svg.hashsalt": stem}):
+            for fmt in formats:
+                path = out_dir / f"{stem}.{fmt}"
+                fig.savefig(path, format=fmt, metadata=METADATA.get(fmt))
+                paths.append(path)
     finally:
         plt.close(fig)
     return paths
@@ -62,7 +72,7 @@ def svg_text(fig: Figure, salt: str) -> str:
         _freeze(fig)
         out = io.StringIO()
         with plt.rc_context({"svg.hashsalt": salt}):
-            fig.savefig(out, format="svg", metadata={"Date": None})
+            fig.savefig(out, format="svg", metadata=METADATA["svg"])
     finally:
         plt.close(fig)
     return out.getvalue()
