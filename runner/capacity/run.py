@@ -26,7 +26,7 @@ from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
 from runner.limits.raising import for_budget, raised_limits
-from runner.results import RunRecord, cost, latest_capacity, workloads
+from runner.results import RunRecord, cost, labels, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
 from runner.tasks import program
@@ -241,6 +241,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     versions, meta = context(opts.variants)
     label = label_of(opts)
+    labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     start["workload"] = opts.workload
     opts.out.add_sweep({**start, "budgets": opts.budgets})
