@@ -11,6 +11,7 @@ import pytest
 
 from runner import fingerprint
 from runner.results.labels import LabelTaken, apply, check_free, sessions, spanning, split
+from runner.results.migrate import FORMAT
 from tests.support.cli import one_line_error, rows, run
 
 BOX = {"cpu_model": "EPYC", "cpus": 2, "ram_bytes": 25 << 30, "kernel": "6.18.44-v669"}
@@ -79,3 +80,21 @@ def test_sweep_and_capacity_refuse_another_machines_label_before_running_anythin
     assert rows(out) == [] and len((out / "sweeps.jsonl").read_text().splitlines()) == 1
     p = run("sweep", "--n", "1", "--sleep", "0.2", "--label", "other", "--out", str(out), tmp_path=tmp_path)
     assert p.returncode == 0, p.stderr
+
+
+def test_no_committed_label_spans_two_machines_and_every_row_is_current():
+    """plots/*/ as committed: one label, one machine, across every directory (a label pools runs
+    wherever they are loaded together), and every record written in the current format."""
+    root = Path(__file__).resolve().parents[2] / "plots"
+    dirs = [d for d in sorted(root.iterdir()) if (d / "sweeps.jsonl").exists()]
+    assert len(dirs) >= 8
+    found = sessions(
+        (d, [json.loads(line) for line in (d / "sweeps.jsonl").read_text().splitlines()]) for d in dirs
+    )
+    assert spanning(found) == {}
+    for d in dirs:
+        for name in ("runs.jsonl", "sweeps.jsonl", "capacity.jsonl"):
+            if (d / name).exists():
+                lines = (d / name).read_text().splitlines()
+                assert all(json.loads(line).get("format") == FORMAT for line in lines), d / name
+        assert all(json.loads(line).get("workload") for line in (d / "runs.jsonl").read_text().splitlines())
