@@ -4,6 +4,7 @@ axes, value labels that always fit, and saving each figure once laid out in ever
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
@@ -102,7 +103,10 @@ def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin
         frac = ((ext.x1 - anchor if side > 0 else anchor - ext.x0) + margin_px) / width
         if frac < 0.8:  # a label wider than that cannot fit whatever the range; don't squash the bars
             needs.append((x, side, frac))
-    lo, hi = ax.get_xlim()
+    log = ax.get_xscale() == "log"  # on a log axis the same solving holds for log10 of x
+    if log:
+        needs = [(math.log10(x), side, frac) for x, side, frac in needs]
+    lo, hi = (math.log10(v) for v in ax.get_xlim()) if log else ax.get_xlim()
     for _ in range(20):  # both ends move each other; converges in a few rounds
         new_lo, new_hi = lo, hi
         for x, side, frac in needs:
@@ -113,7 +117,7 @@ def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin
         if (new_lo, new_hi) == (lo, hi):
             break
         lo, hi = new_lo, new_hi
-    ax.set_xlim(lo, hi)
+    ax.set_xlim((10**lo, 10**hi) if log else (lo, hi))
 
 
 def wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:
