@@ -299,7 +299,12 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
             largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
             below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
             earlier = fitted.get((variant.name, budget))
-            before = prior(earlier, checks_after(checks, earlier)) if earlier is not None else None
+            history = [
+                CapacityResult.from_json(r)
+                for r in mine(opts)
+                if (r["variant"], r["budget_bytes"]) == (variant.name, budget)
+            ]
+            before = prior(earlier, checks_after(checks, earlier), history) if earlier is not None else None
             ids = identity(variant)
             stored = pooled.get(boundary(variant, budget, ids), [])
             timing = [by_id[i] for i in earlier.probe_ids if i in by_id] if earlier and not opts.fresh else []

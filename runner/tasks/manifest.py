@@ -25,6 +25,7 @@ from runner.tasks.parse import Rule as Rule
 from runner.tasks.parse import WorkloadSpec as WorkloadSpec
 from runner.tasks.parse import (
     read_failures,
+    read_model,
     read_per_task,
     read_rules,
     read_str_map,
@@ -101,6 +102,7 @@ class Variant:
     # and the variant it is a version of; empty and None for the installed build.
     chosen_version: dict[str, str] = field(default_factory=dict)
     version_of: str | None = None
+    model: str | None = None  # how it keeps its tasks (parse.MODELS): the report's groups
 
     @property
     def has(self) -> tuple[str, ...]:
@@ -281,6 +283,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 str(spec["idiom"]) if "idiom" in spec else None,
                 read_text(spec.get("spread"), f"variant {name}: spread", path),
                 read_workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
+                model=read_model(spec.get("model"), f"variant {name}: model", path),
             )
         )
     _check_placeholders(tf)
