@@ -129,3 +129,65 @@ def table(
         click.echo(compute(named, list(columns), workload, variants, sort))
     except (QueryError, ValueError) as e:
         raise InputError(str(e)) from None
+
+
+def _answers(selection: str, workload: str):  # type: ignore[no-untyped-def]
+    """The capacity answers, the sessions' start records and the run records of one label
+    (DIR[:LABEL]) and workload."""
+    from runner.results import load_capacity, load_records, read_jsonl
+    from runner.results.store import SWEEPS, ResultsError
+
+    directory, _, label = selection.partition(":")
+    path = Path(directory)
+    try:
+        capacity = [r for r in load_capacity([path]) if r.get("workload") == workload]
+        labels = sorted({str(r.get("label")) for r in capacity})
+        if not label and len(labels) > 1:
+            raise InputError(
+                f"{directory} holds answers of {len(labels)} labels ({', '.join(labels)}): DIR:LABEL"
+            )
+        label = label or (labels[0] if labels else "")
+        capacity = [r for r in capacity if str(r.get("label")) == label]
+        sessions = [
+            s for s in read_jsonl(path / SWEEPS) if s.get("event") == "start" and s.get("label") == label
+        ]
+        records = [r for _, r in load_records([path]) if r.workload == workload and r.label == label]
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    return capacity, sessions, records
+
+
+@derive.command("checks", short_help="Every `memrun capacity --check` of stored answers: what held.")
+@click.argument("selection")
+@workload_option()
+def checks(selection: str, workload: str) -> None:
+    """Every check round of the capacity answers in SELECTION (DIR[:LABEL]), read back from the
+    stored answers and runs alone: the hold rates of points and bands (a cell once stored as a
+    band counts as one in every check) and each answer it lowered."""
+    from runner.analysis.checks import rounds
+    from runner.show.tables.capacity import rounds_markdown
+
+    click.echo(rounds_markdown(rounds(*_answers(selection, workload))), nl=False)
+
+
+@derive.command("searches", short_help="Every `memrun capacity` search of stored answers: its cost.")
+@click.argument("selection")
+@click.option(
+    "--last", is_flag=True, help="Only the latest search, as one line without its id (for a sentence)."
+)
+@workload_option()
+def searches(selection: str, last: bool, workload: str) -> None:
+    """Every capacity search (not a check) of the answers in SELECTION (DIR[:LABEL]): how many
+    answers and probes, and its probes' seconds against the floor its answers need."""
+    from runner.show.tables.capacity import cost_total
+
+    capacity, sessions, _ = _answers(selection, workload)
+    kinds = {str(s["sweep_id"]): s for s in sessions}
+    lines = []
+    for cid in sorted({str(r.get("capacity_id")) for r in capacity}):
+        if kinds.get(cid, {}).get("kind") == "capacity":
+            mine = [r for r in capacity if str(r.get("capacity_id")) == cid]
+            lines.append(f"- **{cid}**: {len(mine)} answers; {cost_total(mine)}")
+    if last and lines:
+        lines = [lines[-1].split(": ", 1)[1]]
+    click.echo("\n".join(lines) if lines else "No search of these answers is stored.")

@@ -12,7 +12,8 @@ A quantity, per variant:
   `client_cpu_s`, `client_connect_s`, `client_peak`, any other numeric field of the rows, or
   `COLUMN.KEY` for a key of a stored dict (`cgroup_breakdown_held.slab`); bytes are shown in MB,
   seconds in s;
-- `per_task:COLUMN@N`: (M(N) - M(1)) / N in KiB, as the report's KiB per task;
+- `per_task:COLUMN@N`: (M(N) - M(1)) / N in KiB, as the report's KiB per task; `per_n:COLUMN@N`
+  M(N) / N in KiB, where no run at N = 1 was made (the kernel part of N threads);
 - `held_rss@N`: the highest RSS of the run's timeline between `ready` and the end of its sleep
   (connections: while every connection was idle; `per_task:held_rss@N` against the same at 1);
 - `runs`: how many runs count;
@@ -101,6 +102,7 @@ class Quantity:
     n: int | None
     per_task: bool = False
     fmt: str | None = None
+    baseline: bool = True  # per_task: against N = 1 (per_n: the whole value over N)
 
     @classmethod
     def parse(cls, text: str) -> Quantity:
@@ -110,13 +112,14 @@ class Quantity:
         what, fmt = m["what"].strip(), m["fmt"]
         if what in ("runs",) or what.startswith("machine:"):
             return cls(text, what, None, fmt=fmt)
-        per_task = what.startswith("per_task:")
-        what = what.removeprefix("per_task:")
+        per_task = what.startswith(("per_task:", "per_n:"))
+        baseline = not what.startswith("per_n:")
+        what = what.removeprefix("per_task:").removeprefix("per_n:")
         column, at, n = what.partition("@")
         if not at:
             raise QueryError(f"{text!r}: say at which N, COLUMN@N")
         try:
-            return cls(text, column, parse_n(n), per_task, fmt)
+            return cls(text, column, parse_n(n), per_task, fmt, baseline)
         except ValueError as e:
             raise QueryError(f"{text!r}: {e}") from None
 
@@ -135,7 +138,21 @@ class Quantity:
 
     def format(self, value: float) -> str:
         default = {"KiB": "{:.2f}", "MB": "{:,.1f}", "GiB": "{:.1f} GiB", "s": "{:.2f} s", "count": "{:,.0f}"}
-        return (self.fmt or default.get(self.unit, "{:g}")).format(value)
+        return unsigned_zero((self.fmt or default.get(self.unit, "{:g}")).format(value))
+
+
+def unsigned_zero(text: str) -> str:
+    """ "-0.00" (a difference that rounds to nothing) written as "0.00"."""
+    return text[1:] if text.startswith("-") and not re.search(r"[1-9]", text) else text
+
+
+def _span(lo: str, hi: str) -> str:
+    """ "0.37 s" and "0.55 s" as one range with the unit once, "0.37 to 0.55 s" with a dash."""
+    unit = re.search(r"[^\d.,]*$", lo)
+    tail = unit.group(0) if unit else ""
+    if tail.strip() and hi.endswith(tail):
+        return f"{lo[: len(lo) - len(tail)]}–{hi}"
+    return f"{lo}–{hi}"
 
 
 @dataclass(frozen=True)
@@ -146,12 +163,17 @@ class Value:
     reason: str = ""
 
 
+@functools.cache
+def _timelines(source: str, run_ids: frozenset[str]) -> dict[str, Any]:
+    return load_timelines(Path(source), run_ids)
+
+
 def _held_rss(sel: Selection, run_ids: list[str]) -> dict[str, float]:
     """run id -> the highest sampled RSS between `ready` and the end of its sleep."""
     sources = {str(s) for s in sel.runs.get("source", [])}
     timelines: dict[str, Any] = {}
-    for source in sources:
-        timelines.update(load_timelines(Path(source), set(run_ids)))
+    for source in sorted(sources):
+        timelines.update(_timelines(source, frozenset(run_ids)))
     out = {}
     rows = sel.runs.set_index("run_id")
     for rid in run_ids:
@@ -208,6 +230,8 @@ def values(sel: Selection, q: Quantity) -> dict[str, Value]:
     if not q.per_task:
         scale = 1e6 if q.unit == "MB" else 1.0
         return {v: Value(x.number / scale, x.reason) if x.number is not None else x for v, x in at.items()}
+    if not q.baseline:  # per_n: the whole figure over N, where no run at N = 1 was made
+        return {v: x if x.number is None else Value(x.number / q.n / 1024, x.reason) for v, x in at.items()}
     one = _median_at(sel, q, 1)  # the same reading at N = 1
 
     out = {}
@@ -246,7 +270,7 @@ def shown(found: dict[str, Value], show: str, fmt: Callable[[float], str]) -> st
         return fmt(next(iter(numbers.values())))
     if show == "range":
         lo, hi = fmt(numbers[lo_v]), fmt(numbers[hi_v])
-        return lo if lo == hi else f"{lo}–{hi}"
+        return lo if lo == hi else _span(lo, hi)
     if show == "span":
         return f"{fmt(numbers[lo_v])} ({lo_v}) to {fmt(numbers[hi_v])} ({hi_v})"
     if show == "median":
