@@ -66,7 +66,7 @@ def page(
     for workload, runs, sweeps, capacity in selections:
         runs, sweeps = shown(runs, sweeps)
         found.append(document.Shown(workload, runs, sweeps, capacity))
-    return htmlpage.page(found, metric, models)
+    return htmlpage.page_of(found, metric, models)
 
 
 def exports(runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str) -> dict[str, str]:

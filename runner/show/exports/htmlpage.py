@@ -48,7 +48,24 @@ figure[id^="versions-"] svg { max-width: 900px; }
 """
 
 
-def page(shown: list[document.Shown], metric: str = "peak_rss", models: dict[str, str] | None = None) -> str:
+def page(
+    runs: Any,
+    sweeps: list[dict[str, Any]],
+    metric: str = "peak_rss",
+    capacity: list[dict[str, Any]] | None = None,
+    models: dict[str, str] | None = None,
+) -> str:
+    """The page of one workload's runs (as runner.show.document.shown gives them)."""
+    from runner.results import workloads
+    from runner.workload import DEFAULT
+
+    workload = workloads.only(runs) if not runs.empty else DEFAULT
+    return page_of([document.Shown(workload, runs, sweeps, capacity or [])], metric, models)
+
+
+def page_of(
+    shown: list[document.Shown], metric: str = "peak_rss", models: dict[str, str] | None = None
+) -> str:
     """The whole page of the given workloads' runs (document.Shown, the default workload first)."""
     found = document.sections(shown, metric, models)
     by_workload = {p.workload: p for p in shown}

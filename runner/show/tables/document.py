@@ -162,8 +162,8 @@ def markdown(parts: list[Section]) -> str:
         return ""
     first, *rest = shown
     text = (f"{first.lead}\n\n" if first.lead else "") + first.markdown
-    for p in rest:
-        text = text.rstrip("\n") + "\n\n" + (f"{p.lead}\n\n" if p.lead else "") + p.markdown.rstrip("\n")
+    for p in rest:  # as the report has always joined its table and capacity answers
+        text += (f"\n\n{p.lead}\n\n" if p.lead else "\n\n") + p.markdown.rstrip("\n")
     return text
 
 
