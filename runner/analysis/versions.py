@@ -92,10 +92,15 @@ def steps(
         )
         if str(sweep_id) in bisect
     }
-    cost = {(str(r["variant"]), int(r["n"])): r["per_task_bytes"] for r in records(runs, metric)}
+    found = axes(runs)
+    on_axis = {p.variant for points in found.values() for p in points if not p.installed}
+    if not on_axis:
+        return []
+    mine_runs = runs[runs["variant"].isin(on_axis)]  # the others' summaries are not needed
+    cost = {(str(r["variant"]), int(r["n"])): r["per_task_bytes"] for r in records(mine_runs, metric)}
     chosen = dict(zip(_column(runs, "variant"), _column(runs, "chosen_version"), strict=True))
     out = []
-    for base, points in axes(runs).items():
+    for base, points in found.items():
         mine = [p for p in points if not p.installed]
         ns = sorted({n for (v, n) in cost if n > 1 and any(p.variant == v for p in mine)})
         for n in ns:

@@ -31,12 +31,15 @@ def figures(
     found = [(g, axes(g.runs)) for g in groups(runs, sweeps)]
     out = []
     for group, mine in found:
+        found_steps = [st for st in steps(group.runs, group.sweeps, metric) if st.bisected] if mine else []
+        on_axis = {p.variant for points in mine.values() for p in points}
+        recs = records(group.runs[group.runs["variant"].isin(on_axis)], metric) if mine else []
         for base, points in mine.items():
             stem = f"versions-{base}-{metric}"
             if sum(base in other for _, other in found) > 1:  # the label only where two labels have it
                 stem += f"-{file_word(group.label)}"
-            marks = [st for st in steps(group.runs, group.sweeps, metric) if st.bisected and st.base == base]
-            out.append((stem, _figure(group, base, points, metric, marks)))
+            marks = [st for st in found_steps if st.base == base]
+            out.append((stem, _figure(group, base, points, metric, marks, recs)))
     return out
 
 
@@ -55,9 +58,18 @@ def _mark(ax: Any, points: list[Point], found: list[Step]) -> None:
 
 
 def _figure(
-    group: Group, base: str, points: list[Point], metric: str, found: list[Step] | None = None
+    group: Group,
+    base: str,
+    points: list[Point],
+    metric: str,
+    found: list[Step] | None = None,
+    summary: list[dict[str, Any]] | None = None,
 ) -> Figure:
-    recs = {(r["variant"], r["n"]): r for r in records(group.runs, metric)}
+    """One runtime's axis; summary: the group's records of the axes' variants, when computed once
+    for every runtime of the group."""
+    recs = {
+        (r["variant"], r["n"]): r for r in (summary if summary is not None else records(group.runs, metric))
+    }
     ns = sorted({n for (v, n) in recs if any(p.variant == v for p in points)})
     xs = list(range(len(points)))
     with plt.rc_context(STYLE):
