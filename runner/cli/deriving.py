@@ -107,7 +107,7 @@ def value(selection: str, quantity: str, against: str | None, how: str, show: st
     type=int,
     default=1,
     show_default=True,
-    help="Rows by this column's first figure, smallest first.",
+    help="Rows by this column's first figure, smallest first (0: in the order -r gives them).",
 )
 @click.option("-r", "--variant", "variants", multiple=True, help="Only this variant (repeatable).")
 @workload_option()

@@ -336,10 +336,12 @@ def table(
     cols = [Column.parse(c, set(sources)) for c in columns]
     cells: list[list[dict[str, Value]]] = [[values(selections[name], q) for name, q in c.parts] for c in cols]
     names = sorted({v for col in cells for part in col for v in part if not variants or v in variants})
-    if not 1 <= sort <= len(cols):
-        raise QueryError(f"--sort {sort}: there are {len(cols)} columns")
+    if not 0 <= sort <= len(cols):
+        raise QueryError(f"--sort {sort}: there are {len(cols)} columns (0: the order of -r)")
 
     def key(v: str) -> tuple[bool, float, str]:
+        if sort == 0:  # as -r gave them (versions in version order)
+            return (False, float(variants.index(v)) if v in variants else 1e12, v)
         x = cells[sort - 1][0].get(v)
         return (x is None or x.number is None, x.number if x and x.number is not None else 0.0, v)
 

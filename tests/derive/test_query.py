@@ -101,3 +101,10 @@ def test_held_rss_reads_the_timeline_between_ready_and_the_end_of_the_sleep(dirs
     # (32.48 - 2.0) MB / 10,000 = 3,048 B = 2.98 KiB
     assert value(str(host), "per_task:held_rss@1e4", "sleep", "one", variants=("go",)) == "2.98"
     assert value(str(host), "held_rss@1e4", "sleep", "one", variants=("go",)) == "32.5"
+
+
+def test_sort_0_keeps_the_order_rows_were_asked_in(dirs):
+    """Versions in version order (go@1.26.8 before go@1.26.11), which no column gives."""
+    host, _ = dirs
+    text = table({"h": str(host)}, ["MB=h:peak_rss@1e4"], "sleep", variants=("python", "go"), sort=0)
+    assert [line.split(" | ")[0] for line in text.splitlines()[2:]] == ["| python", "| go"]
