@@ -171,8 +171,11 @@ def unrunnable_record(
 
 
 def _info(variant: tasks.Variant) -> dict[str, str]:
-    """What a report says about a variant: its family, its idiom and, if its runs spread, why."""
+    """What a report says about a variant: its family, its idiom, how it keeps its tasks (the
+    report's groups) and, if its runs spread, why."""
     info = {"family": variant.family, "idiom": variant.idiom}
+    if variant.model:
+        info["model"] = variant.model
     if variant.spread:
         info["spread"] = variant.spread
     return info

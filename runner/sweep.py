@@ -25,7 +25,7 @@ from runner.judge import verdict
 from runner.limits import predict, read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
-from runner.results import ResultsDir, RunRecord, cost
+from runner.results import ResultsDir, RunRecord, cost, labels
 from runner.results.needs import thread_need
 from runner.shard import Shard
 from runner.signals import sigterm_raises
@@ -152,6 +152,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     readiness = {v.name: tasks.readiness(v) for v in opts.variants}
     versions, meta = context(runnable(opts), opts.command)
     opts.label = opts.label or meta["host"]
+    labels.check_free(opts.out.path, opts.label, meta["fingerprint"])
     meta = {
         "sweep_id": sweep_id,
         "event": "start",

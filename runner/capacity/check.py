@@ -17,6 +17,7 @@ from typing import Any
 
 from runner.capacity import evidence
 from runner.capacity.evidence import fits, outcomes
+from runner.capacity.prior import seen_noisy
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
 from runner.capacity.recheck import recheck
 from runner.capacity.run import answer, boundary, mine, session
@@ -94,7 +95,8 @@ def run_checks(
     """Re-run every stored answer of the chosen variants and budgets at its boundary, and store
     the answer the evidence gives afterwards. A capacity measured near a cap, where runtimes
     slow down and GCs react, is only worth quoting if it holds."""
-    latest = latest_capacity(mine(opts))
+    stored_rows = mine(opts)
+    latest = latest_capacity(stored_rows)
     todo = [
         (v, b, CapacityResult.from_json(latest[(v.name, b)]))
         for b in opts.budgets
@@ -108,7 +110,13 @@ def run_checks(
         for variant, budget, stored in todo:
             ids = identity(variant)
             runs = pooled.get(boundary(variant, budget, ids), [])
-            check = _check(variant, budget, stored, runs, opts, ids, progress)
+            history = [
+                CapacityResult.from_json(r)
+                for r in stored_rows
+                if (r["variant"], r["budget_bytes"]) == (variant.name, budget)
+            ]
+            band = stored.noisy or seen_noisy(history) is not None
+            check = _check(variant, budget, stored, runs, opts, ids, progress, band)
             if check.after is not None:
                 opts.out.add_capacity(check.after.to_json())
             checks.append(check)
@@ -124,11 +132,14 @@ def _check(
     opts: CapacityOptions,
     identity: dict[str, Any],
     progress: CapacityProgress,
+    band: bool,
 ) -> BoundaryCheck:
     known = outcomes(runs)
-    # once seen noisy, a cell stays a band: the stored answer says so even where the runs of its
-    # boundary alone would not (its search began noisy, from an earlier program's runs)
-    state = _State(budget, 0, known, noisy=stored.noisy)
+    # once seen noisy, a cell stays a band (band: any answer stored for it was one), even where
+    # the runs of its boundary alone would not say so (its search began noisy, from an earlier
+    # program's runs), and even where a later answer was stored as a point: the first check of
+    # the reference probed python-threads at 1 GiB as a point and stored it so, from a band
+    state = _State(budget, 0, known, noisy=band)
     found = state.found()
     # an answer at the kernel limits' ceiling, where nothing failed, is settled there
     ceiling = stored.max_n if stored.first_failing_n is None else MAX_N

@@ -44,9 +44,22 @@ def checks_after(records: Iterable[RunRecord], result: CapacityResult) -> list[R
     ]
 
 
-def prior(result: CapacityResult, checks: Iterable[RunRecord]) -> Prior:
-    """The start, the hint and the noise a stored answer gives its re-run."""
+def seen_noisy(history: Iterable[CapacityResult]) -> CapacityResult | None:
+    """The first stored answer of a cell that was a band: once seen noisy, a cell stays a band in
+    every search and check after it, even where a later answer (a check run as a point before
+    this rule held) says otherwise. history: every stored answer of one variant, budget,
+    workload and label, in the order stored."""
+    return next((r for r in history if r.noisy), None)
+
+
+def prior(
+    result: CapacityResult, checks: Iterable[RunRecord], history: Iterable[CapacityResult] = ()
+) -> Prior:
+    """The start, the hint and the noise a stored answer gives its re-run (history: every answer
+    stored for the cell, the latest included)."""
     why = "its search saw runs pass and fail at one N" if result.noisy else ""
+    if not why and (band := seen_noisy(history)) is not None:
+        why = f"an answer stored for it was a band ({band.capacity_id})"
     for r in checks:
         if why:
             break

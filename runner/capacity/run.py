@@ -26,7 +26,7 @@ from runner.limits import futex, read_limits
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import max_n
 from runner.limits.raising import for_budget, raised_limits
-from runner.results import RunRecord, cost, latest_capacity, workloads
+from runner.results import RunRecord, cost, labels, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
 from runner.signals import sigterm_raises
 from runner.tasks import program
@@ -241,6 +241,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     versions, meta = context(opts.variants)
     label = label_of(opts)
+    labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     start["workload"] = opts.workload
     opts.out.add_sweep({**start, "budgets": opts.budgets})
@@ -298,7 +299,12 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
             largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
             below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
             earlier = fitted.get((variant.name, budget))
-            before = prior(earlier, checks_after(checks, earlier)) if earlier is not None else None
+            history = [
+                CapacityResult.from_json(r)
+                for r in mine(opts)
+                if (r["variant"], r["budget_bytes"]) == (variant.name, budget)
+            ]
+            before = prior(earlier, checks_after(checks, earlier), history) if earlier is not None else None
             ids = identity(variant)
             stored = pooled.get(boundary(variant, budget, ids), [])
             timing = [by_id[i] for i in earlier.probe_ids if i in by_id] if earlier and not opts.fresh else []

@@ -10,6 +10,7 @@ import click
 from runner.cli import (  # noqa: F401  (registers)
     bisecting,
     capacity,
+    deriving,
     explaining,
     inspecting,
     limits,
@@ -21,7 +22,7 @@ from runner.cli import (  # noqa: F401  (registers)
 )
 from runner.cli.app import main
 
-__all__ = ["main", "run"]
+__all__ = ["captured", "main", "run"]
 
 
 def run() -> None:
@@ -42,3 +43,23 @@ def run() -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(status if isinstance(status, int) else 0)
+
+
+def captured(args: list[str]) -> tuple[int, str, str]:
+    """memrun ARGS run in this process, as `run` would, with its exit status, stdout and stderr
+    caught: how `memrun derive` runs the commands that make each derived file (in processes of
+    its own, so one command's state never reaches another's)."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    argv, sys.argv = sys.argv, ["memrun", *args]
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            run()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = argv
+    return code, out.getvalue(), err.getvalue()

@@ -1,15 +1,20 @@
 """The `memrun` command group and what every command shares: one-line input errors, variant
-selection, undoing what a killed memrun left behind, and the machine-wide measurement lock."""
+selection, undoing what a killed memrun left behind, the machine-wide measurement lock, and the
+refusal to store a machine's runs under another machine's label."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
 from runner import __version__, tasks
+
+if TYPE_CHECKING:
+    from runner.results import ResultsDir
 
 
 class InputError(click.ClickException):
@@ -118,3 +123,15 @@ def check_raise_limits(raise_limits: bool) -> None:
     """--raise-limits writes /proc/sys: refuse it up front, before minutes of building, unless root."""
     if raise_limits and os.geteuid() != 0:
         raise InputError("--raise-limits needs root (it writes /proc/sys); see `memrun limits --n N`")
+
+
+def refuse_taken_label(out: ResultsDir, label: str) -> None:
+    """One line and exit 2 when OUT holds runs of `label` from another machine (a kernel build,
+    a host): stored beside them, this machine's runs would pool with theirs."""
+    from runner import fingerprint
+    from runner.results.labels import LabelTaken, check_free
+
+    try:
+        check_free(out.path, label, fingerprint.collect())
+    except LabelTaken as e:
+        raise InputError(str(e)) from None

@@ -15,6 +15,7 @@ from runner.cli.app import (
     given_args,
     machine,
     main,
+    refuse_taken_label,
     select_variants,
 )
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
@@ -155,6 +156,8 @@ def capacity(
         buffer=buffer,
         label=label.strip() if label else None,
     )
+    if any(is_host(k) for k in kernels or ("host",)):
+        refuse_taken_label(out, searching.label_of(opts))  # before waiting for the machine
     with machine(wait):
         prepare.prepare(opts, log=err)
         held = True
@@ -187,6 +190,8 @@ def _here(opts, check: bool, as_json: bool) -> bool:  # type: ignore[no-untyped-
     except KeyboardInterrupt:
         click.echo(f"interrupted: every probe is kept in {opts.out.path}; continue with --resume", err=True)
         sys.exit(130)
+    except ResultsError as e:  # the label is another machine's there
+        raise InputError(str(e)) from None
     if check:
         return _report_checks(checks, opts.out, as_json)
     rows = [r.to_json() for r in results]

@@ -78,8 +78,23 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
 @click.option(
     "-o", "--output", type=click.Path(), default=None, help="Write to this file instead of standard output."
 )
+@click.option(
+    "--section",
+    default=None,
+    help="Print one section of the Markdown report (runtimes, versions, the workload's name, capacity): "
+    "what a page of the docs quotes.",
+)
 @workload_option(SHOWN_WORKLOAD_HELP)
-def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, workload: str) -> None:
+@click.pass_context
+def report(
+    ctx: click.Context,
+    results: tuple[str, ...],
+    fmt: str,
+    metric: str,
+    output: str | None,
+    section: str | None,
+    workload: str,
+) -> None:
     """Print the table variants x N from stored results (default: results/).
 
     Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
@@ -87,8 +102,12 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
     Several labels (machines) get one column group each; their runs are never pooled.
 
     --format html -o report.html writes one self-contained page (figures inline as SVG, no
-    network or JavaScript needed): table, causes, bar charts, log-log and per-task charts,
-    machines, versions and the exact commands.
+    network or JavaScript needed): first the answer (one sentence, links to every section, every
+    runtime at the largest N in one figure), then the runtimes grouped as OS threads, green threads
+    and actors, and async runtimes, the versions, a section per workload the results hold (unless
+    --workload names one) with its table and figures, the capacity answers, the causes of every
+    cell without a figure, the machines and the exact commands. The Markdown report has the same
+    sections in the same order, but for the answer and the runtimes' table (the page's alone).
 
     --format bmf and --format gab export median, min and max per workload x variant x N x metric
     for Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
@@ -108,12 +127,18 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
         raise InputError(str(e)) from None
     from runner.show import document
 
+    models = _models()
+    if fmt == "html" and ctx.get_parameter_source("workload") is click.core.ParameterSource.DEFAULT:
+        _page(results, metric, output, models)
+        return
     selected = _load(results, workload)
     if fmt in ("bmf", "gab") and output:
         _write_exports(document.exports(selected.runs, selected.sweeps, fmt), fmt, Path(output))
         return
     try:
-        text = document.report(selected.runs, selected.sweeps, fmt, metric, selected.capacity)
+        text = document.report(
+            selected.runs, selected.sweeps, fmt, metric, selected.capacity, models, section
+        )
         if not output:
             if fmt == "bmf":  # one label, or report() refused: its testbed
                 from runner.show.exports.per_label import testbed_hint
@@ -124,6 +149,42 @@ def report(results: tuple[str, ...], fmt: str, metric: str, output: str | None, 
             click.echo(text, nl=fmt != "html")
             return
         write_text(Path(output), text if fmt == "html" else text + "\n")
+    except OSError as e:
+        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    click.echo(output)
+
+
+def _models() -> dict[str, str]:
+    """variant -> how it keeps its tasks, from the manifests here: the runtimes' groups for
+    results stored before sweeps recorded it (none where the manifests cannot be read)."""
+    from runner import tasks
+
+    try:
+        return {name: v.model for name, v in tasks.load_all().items() if v.model}
+    except (tasks.ManifestError, OSError):
+        return {}
+
+
+def _page(results: tuple[str, ...], metric: str, output: str | None, models: dict[str, str]) -> None:
+    """The HTML page of every workload in the results, to output or stdout."""
+    from runner.results.selected import NothingSelected, load_workloads
+    from runner.show import document
+    from runner.show.exports.output import write_text
+
+    try:
+        found = load_workloads([Path(p) for p in (results or ("results",))])
+    except (ResultsError, NothingSelected) as e:
+        raise InputError(str(e)) from None
+    for line in dict.fromkeys(w for s in found.values() for w in s.warnings):
+        err(line)
+    try:
+        text = document.page([(w, s.runs, s.sweeps, s.capacity) for w, s in found.items()], metric, models)
+        if not output:
+            click.echo(text, nl=False)
+            return
+        write_text(Path(output), text)
     except OSError as e:
         raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
     except ValueError as e:

@@ -16,6 +16,7 @@ from runner.cli.app import (
     given_args,
     machine,
     main,
+    refuse_taken_label,
     select_variants,
 )
 from runner.cli.kernels import check_kernels, in_guest, is_host
@@ -152,6 +153,8 @@ def sweep(
         params=params,
         shard=shard,
     )
+    if not kernels or any(is_host(k) for k in kernels):
+        refuse_taken_label(out, opts.label)  # before waiting for the machine or building
     with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
         opts.variants = install()
         try:

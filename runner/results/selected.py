@@ -35,6 +35,12 @@ def load_selected(paths: list[Path], workload: str) -> Selected:
     """The runs of `workload` in paths. ResultsError when a file cannot be read, NothingSelected
     when none of its runs are there. Warnings other than a torn record are shown as Python shows
     them; torn records are returned, for the caller to say in one line each."""
+    return load_workloads(paths, workload)[workload]
+
+
+def load_workloads(paths: list[Path], workload: str | None = None) -> dict[str, Selected]:
+    """Each workload's runs in paths (the one asked for, or every one they hold: the HTML page
+    shows each in a section of its own), read once. Errors and warnings as load_selected."""
     torn: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)
@@ -46,15 +52,19 @@ def load_selected(paths: list[Path], workload: str) -> Selected:
                     torn.append(f"warning: {w.message}")
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    runs, sweeps = workloads.select(*loaded, workload)
-    if runs.empty:
-        others = sorted(set(workloads.column(loaded[0])))
-        raise NothingSelected(
-            f"no {workload} runs in {', '.join(str(p) for p in paths)} "
-            f"(it holds {', '.join(others)} runs: --workload {others[0]})"
-        )
-    capacity = [r for r in load_capacity(paths) if workloads.of(r) == workload]
-    return Selected(runs, sweeps, capacity, torn)
+    held = sorted(set(workloads.column(loaded[0])))
+    wanted = [workload] if workload is not None else held
+    answers = load_capacity(paths)
+    out = {}
+    for name in wanted:
+        runs, sweeps = workloads.select(*loaded, name)
+        if runs.empty:
+            raise NothingSelected(
+                f"no {name} runs in {', '.join(str(p) for p in paths)} "
+                f"(it holds {', '.join(held)} runs: --workload {held[0]})"
+            )
+        out[name] = Selected(runs, sweeps, [r for r in answers if workloads.of(r) == name], torn)
+    return out
 
 
-__all__ = ["NothingSelected", "ResultsError", "Selected", "load_selected"]
+__all__ = ["NothingSelected", "ResultsError", "Selected", "load_selected", "load_workloads"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.results import migrate
 from runner.results.disk import Disk, disk_of
 from runner.results.record import RunRecord
 
@@ -33,6 +34,8 @@ RUNS = "runs.jsonl"
 SWEEPS = "sweeps.jsonl"
 TIMELINES = "timelines.jsonl"
 CAPACITY = "capacity.jsonl"  # one result per (variant, budget) of `memrun capacity`
+# The files whose records carry a format and are read through runner.results.migrate.
+_KIND = {RUNS: "run", SWEEPS: "sweep", CAPACITY: "capacity"}
 
 
 class ResultsError(ValueError):
@@ -233,7 +236,7 @@ class ResultsDir:
         return moved
 
     def add_sweep(self, meta: dict[str, Any]) -> None:
-        _append(self.path / SWEEPS, meta)
+        _append(self.path / SWEEPS, migrate.stamped(meta))
 
     def add_limits_raised(self, sweep_id: str, limits: dict[str, Any]) -> None:
         """The limits a sweep's or capacity search's runs had after raising them: load_sweeps
@@ -248,7 +251,7 @@ class ResultsDir:
         if timeline is not None:
             before = _append(self.path / TIMELINES, {"run_id": row["run_id"], "timeline": timeline})
         try:
-            _append(self.path / RUNS, row)
+            _append(self.path / RUNS, migrate.stamped(row))
         except ResultsWriteError:
             if before is not None:
                 with contextlib.suppress(ResultsWriteError):  # else: a whole line, with no run row
@@ -257,7 +260,7 @@ class ResultsDir:
         self.runs_added += 1
 
     def add_capacity(self, result: dict[str, Any]) -> None:
-        _append(self.path / CAPACITY, result)
+        _append(self.path / CAPACITY, migrate.stamped(result))
 
     def existing_capacity(self) -> list[dict[str, Any]]:
         return read_jsonl(self.path / CAPACITY) if (self.path / CAPACITY).exists() else []
@@ -310,7 +313,9 @@ def _torn_tail(path: Path, data: bytes) -> TornTail | None:
 
 def _read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], TornTail | None]:
     """Every record of a JSONL file with its line number, and the torn last line if there is one.
-    Any other bad line is a ResultsError naming file and line."""
+    Any other bad line is a ResultsError naming file and line. Records of runs, sweeps and
+    capacity files come in the current format, whatever format they were written in
+    (runner.results.migrate)."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -328,6 +333,11 @@ def _read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], TornTail | None
             raise ResultsError(f"{path}:{i}: corrupt or truncated record ({error})")
         if not isinstance(record, dict):
             raise ResultsError(f"{path}:{i}: not a JSON object")
+        if kind := _KIND.get(Path(path).name):
+            try:
+                record = migrate.upgrade(kind, record)
+            except migrate.NewerFormat as e:
+                raise ResultsError(f"{path}:{i}: {e}") from None
         out.append((i, record))
     return out, torn
 

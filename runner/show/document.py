@@ -10,25 +10,34 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.versions import has_versions
+from runner.results import workloads
 from runner.results.summary import sweep_runs
 from runner.show.tables import document
+from runner.workload import DEFAULT
 
 FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
 
 
 def report(
-    runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str, metric: str, capacity: list[dict[str, Any]]
+    runs: pd.DataFrame,
+    sweeps: list[dict[str, Any]],
+    fmt: str,
+    metric: str,
+    capacity: list[dict[str, Any]],
+    models: dict[str, str] | None = None,
+    section: str | None = None,
 ) -> str:
     """The report as text in fmt (without a final newline, but for html). Its table and figures
     are the sweeps' (capacity probes are no cells, and probes made on another kernel build would
     be a label of their own with nothing in it); the capacity answers come beside them. md and
-    html render one document (sections); csv and json are the table's records, bmf and gab files
-    for other tools."""
-    runs, sweeps = shown(runs, sweeps)
+    html render one document (runner.show.tables.document: its sections in one order; `section`
+    picks one section's Markdown), csv and json are the table's records, bmf and gab files for
+    other tools. models: variant -> how it keeps its tasks, for results whose sweeps did not
+    record it (the runtimes' groups)."""
+    workload = workloads.only(runs) if not runs.empty else DEFAULT
     if fmt == "html":
-        from runner.show.exports import htmlpage
-
-        return htmlpage.page(runs, sweeps, metric, capacity)
+        return page([(workload, runs, sweeps, capacity)], metric, models)
+    runs, sweeps = shown(runs, sweeps)
     if fmt in ("bmf", "gab"):
         files = exports(runs, sweeps, fmt)
         if len(files) > 1:
@@ -37,11 +46,27 @@ def report(
                 "-o FILE writes one file per label"
             )
         return next(iter(files.values())).rstrip("\n")
-    if fmt == "md":
-        return document.markdown(document.sections(runs, sweeps, metric, capacity))
+    if fmt == "md" or section:
+        parts = document.sections([document.Shown(workload, runs, sweeps, capacity)], metric, models)
+        return document.section(parts, section) if section else document.markdown(parts)
     from runner.show.tables import labelled
 
     return labelled.report(runs, fmt, metric, sweeps)
+
+
+def page(
+    selections: list[tuple[str, pd.DataFrame, list[dict[str, Any]], list[dict[str, Any]]]],
+    metric: str = "peak_rss",
+    models: dict[str, str] | None = None,
+) -> str:
+    """The HTML page of every workload given as (workload, runs, sweeps, capacity answers)."""
+    from runner.show.exports import htmlpage
+
+    found = []
+    for workload, runs, sweeps, capacity in selections:
+        runs, sweeps = shown(runs, sweeps)
+        found.append(document.Shown(workload, runs, sweeps, capacity))
+    return htmlpage.page_of(found, metric, models)
 
 
 def exports(runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str) -> dict[str, str]:

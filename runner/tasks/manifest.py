@@ -26,6 +26,7 @@ from runner.tasks.parse import Rule as Rule
 from runner.tasks.parse import WorkloadSpec as WorkloadSpec
 from runner.tasks.parse import (
     read_failures,
+    read_model,
     read_per_task,
     read_rules,
     read_str_map,
@@ -109,6 +110,7 @@ class Variant:
     chosen_version: dict[str, str] = field(default_factory=dict)
     version_of: str | None = None
     books: Books | None = None  # [variant.books]: how its runtime is asked for its own books
+    model: str | None = None  # how it keeps its tasks (parse.MODELS): the report's groups
 
     @property
     def has(self) -> tuple[str, ...]:
@@ -297,6 +299,7 @@ def load_folder(folder: Path) -> TaskFolder:
                 read_workloads(spec.get("workloads", {}), f"variant {name}: workloads", path),
                 books=read_books(spec.get("books"), f"variant {name}: books", path),
                 proof=proof,
+                model=read_model(spec.get("model"), f"variant {name}: model", path),
             )
         )
     _check_placeholders(tf)

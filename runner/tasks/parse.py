@@ -84,6 +84,20 @@ def read_text(value: object, where: str, path: Path) -> str | None:
     return value.strip()
 
 
+# How a variant keeps its tasks, the rows of a report's runtimes table: a thread of the OS per
+# task; a runtime's own thread, process or fiber with its own stack (goroutines, BEAM processes,
+# virtual threads, greenlets); or a task of an event loop (a future, a promise, a coroutine).
+MODELS = ("os-threads", "green-threads", "async")
+
+
+def read_model(value: object, where: str, path: Path) -> str | None:
+    if value is None:
+        return None
+    if value not in MODELS:
+        raise ManifestError(f"{path}: {where} must be one of {', '.join(MODELS)}")
+    return str(value)
+
+
 def read_per_task(value: object, where: str, path: Path) -> dict[str, int]:
     if not isinstance(value, dict) or not all(type(v) is int and v >= 0 for v in value.values()):
         raise ManifestError(f"{path}: {where} must be a table of non-negative integers")

@@ -11,27 +11,31 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from pathlib import Path
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
 
 WRITTEN_BY_TOOLS = {"__pycache__", "target", "node_modules", "zig-cache", ".zig-cache"}
 DIGEST_CHARS = 16
 
 
-def _files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and not any(part in WRITTEN_BY_TOOLS or part.startswith(".") for part in p.relative_to(folder).parts)
-    )
+def _kept(relative: PurePosixPath) -> bool:
+    """Whether a file of the folder is the program's, not something a tool wrote into it."""
+    return not any(part in WRITTEN_BY_TOOLS or part.startswith(".") for part in relative.parts)
+
+
+def digest_of(files: Iterable[tuple[PurePosixPath, bytes]]) -> str:
+    """The digest of a folder given as (path inside it, bytes) pairs, in any order: what digest()
+    computes from disk, and what a folder at an old revision gives from git's objects."""
+    h = hashlib.sha256()
+    for relative, data in sorted((f for f in files if _kept(f[0])), key=lambda f: f[0]):
+        h.update(str(relative).encode() + b"\0")
+        h.update(data)
+    return h.hexdigest()[:DIGEST_CHARS]
 
 
 @functools.cache
 def digest(folder: Path) -> str:
     """The first DIGEST_CHARS hex digits of the SHA-256 over the folder's files (names and bytes);
     computed once per folder and process: a program does not change under a running command."""
-    h = hashlib.sha256()
-    for f in _files(folder):
-        h.update(str(f.relative_to(folder)).encode() + b"\0")
-        h.update(f.read_bytes())
-    return h.hexdigest()[:DIGEST_CHARS]
+    files = (p for p in folder.rglob("*") if p.is_file())
+    return digest_of((PurePosixPath(p.relative_to(folder).as_posix()), p.read_bytes()) for p in files)

@@ -115,6 +115,7 @@ MANIFEST: Table = {
             "env": STR_TABLE,
             "proof": PROOF,
             "books": BOOKS,
+            "model": STR,
             "per_task": INT_TABLE,
             "libraries": Array({"name": STR, "file": STR, "regex": STR}),
             "when": Array(RULE),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runner.capacity.prior import checks_after, prior
+from runner.capacity.prior import checks_after, prior, seen_noisy
 from runner.results import RunRecord
 from runner.results.capacity import CapacityResult
 
@@ -50,3 +50,14 @@ def test_only_checks_of_this_boundary_made_after_its_search_count():
 
 def test_a_noisy_answer_stays_noisy():
     assert prior(_answer(noisy=True), []).noisy
+
+
+def test_a_cell_once_stored_as_a_band_stays_one_though_a_later_answer_says_point():
+    """The reference's first check stored python-threads at 1 GiB as a point (it probed the band
+    as one); the search before had stored a band. The next search and check treat it as a band."""
+    band = CapacityResult("python-threads", 1 << 30, 22_203, None, capacity_id=SEARCHED, noisy=True)
+    point = CapacityResult("python-threads", 1 << 30, 22_203, 22_648, capacity_id=AFTER, why="held")
+    assert seen_noisy([band, point]) is band and seen_noisy([point]) is None
+    p = prior(point, [], [band, point])
+    assert p.noisy and p.why_noisy == f"an answer stored for it was a band ({SEARCHED})"
+    assert not prior(point, [], [point]).noisy

@@ -132,3 +132,16 @@ def test_workload_placeholders_are_only_for_workload_commands(tmp_path):
         _load(tmp_path, 'env = { P = "{port}" }\n')
     with pytest.raises(tasks.ManifestError, match="unknown workload"):
         _load(tmp_path, '[variant.workloads.smtp]\nrun = ["x"]\n')
+
+
+def test_every_variant_says_how_it_keeps_its_tasks_and_a_wrong_model_is_refused(tmp_path):
+    """The report's runtimes table groups by `model`; a variant without one would fall out of it."""
+    variants = tasks.load_all()
+    assert all(v.model in ("os-threads", "green-threads", "async") for v in variants.values())
+    assert (
+        variants["java-threads"].model == "os-threads" and variants["java-virtual"].model == "green-threads"
+    )
+    with pytest.raises(
+        tasks.ManifestError, match="variant a: model must be one of os-threads, green-threads, async"
+    ):
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nmodel = "fibers"\n')

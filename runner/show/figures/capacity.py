@@ -3,6 +3,7 @@ naive prediction from the sweep, coloured by family."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from runner.analysis.capacity import naive_capacity
@@ -29,7 +30,7 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    from runner.show.figures.style import NOTE_COLOR, STYLE, colors, family_legend, footnote, wrap
+    from runner.show.figures.style import NOTE_COLOR, STYLE, colors, family_legend, fit_xlim, footnote, wrap
     from runner.show.text import caption, variant_info
 
     last = latest_capacity(results)
@@ -42,6 +43,7 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
             cells = sorted((r for (v, b), r in last.items() if b == budget), key=lambda r: r["max_n"])
             naive = naive_capacity(runs, budget)
             fig, ax = plt.subplots(figsize=(11, 1.9 + 0.42 * len(cells)), layout="constrained")
+            labels = []
             for i, r in enumerate(cells):
                 fits = max(r["max_n"], 0.8)  # a run of nothing still gets a sliver on a log axis
                 ax.barh(i, fits, height=0.6, color=palette[r["variant"]])
@@ -57,15 +59,21 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
                     text += "  (noisy)"
                 if r.get("stopped_by"):
                     text += f"  then {r['stopped_by']}"
-                ax.annotate(
-                    text, (end, i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9
+                labels.append(
+                    (
+                        ax.annotate(
+                            text, (end, i), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9
+                        ),
+                        end,
+                        1,
+                    )
                 )
                 if guess:
                     ax.plot([guess, guess], [i - 0.35, i + 0.35], color="black", linewidth=2)
             ax.set_xscale("log")
             top = max([r["max_n"] for r in cells] + [r.get("flaky_up_to") or 0 for r in cells])
             top = max([top, *naive.values(), 10])
-            ax.set_xlim(1, top * 300)  # decades from one task; room on the right for the labels
+            ax.set_xlim(1, top * 10)  # decades from one task; fit_xlim makes room for the labels
             ax.set_yticks(range(len(cells)), [r["variant"] for r in cells])
             ax.set_ylim(len(cells) - 0.5, -0.5)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
@@ -87,4 +95,10 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
                 "threads, page cache), or the runtime stops early."
             )
             footnote(fig, wrap(notes, 150, 4))
-            yield f"capacity-{budget >> 20}MiB{suffix}", fig
+            fit_xlim(fig, ax, labels)  # every label inside the axes, none under the legend
+            # ticks where the bars are: the room made for their labels needs none
+            ax.set_xticks([10**k for k in range(0, math.ceil(math.log10(top)) + 1, 2)])
+            ax.set_xticks([], minor=True)
+            # another workload's answers never overwrite the sleep answers' figure
+            prefix = workloads.get(workloads.of(cells[0])).figure_prefix
+            yield f"{prefix}capacity-{budget >> 20}MiB{suffix}", fig

@@ -4,6 +4,7 @@ axes, value labels that always fit, and saving each figure once laid out in ever
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,14 +41,24 @@ def _freeze(fig: Figure) -> None:
     fig.set_layout_engine("none")
 
 
+# What a figure file carries beyond its drawing: nothing that changes from one run to the next
+# or one machine to the next (matplotlib writes its version and, in SVG, the date), so that the
+# committed figures are a function of the committed data and a test can redraw them byte for byte.
+METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}, "pdf": {"Creator": None}}
+
+
 def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str]) -> list[Path]:
+    """Write the figure in each format as out_dir/stem.FORMAT. Byte for byte the same for the same
+    figure: SVG element ids are salted with the stem (never the process's own counter), and no
+    date or software version is written."""
     paths = []
     try:
         _freeze(fig)
-        for fmt in formats:
-            path = out_dir / f"{stem}.{fmt}"
-            fig.savefig(path, format=fmt)
-            paths.append(path)
+        with plt.rc_context({"svg.hashsalt": stem}):
+            for fmt in formats:
+                path = out_dir / f"{stem}.{fmt}"
+                fig.savefig(path, format=fmt, metadata=METADATA.get(fmt))
+                paths.append(path)
     finally:
         plt.close(fig)
     return paths
@@ -62,7 +73,7 @@ def svg_text(fig: Figure, salt: str) -> str:
         _freeze(fig)
         out = io.StringIO()
         with plt.rc_context({"svg.hashsalt": salt}):
-            fig.savefig(out, format="svg", metadata={"Date": None})
+            fig.savefig(out, format="svg", metadata=METADATA["svg"])
     finally:
         plt.close(fig)
     return out.getvalue()
@@ -92,7 +103,10 @@ def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin
         frac = ((ext.x1 - anchor if side > 0 else anchor - ext.x0) + margin_px) / width
         if frac < 0.8:  # a label wider than that cannot fit whatever the range; don't squash the bars
             needs.append((x, side, frac))
-    lo, hi = ax.get_xlim()
+    log = ax.get_xscale() == "log"  # on a log axis the same solving holds for log10 of x
+    if log:
+        needs = [(math.log10(x), side, frac) for x, side, frac in needs]
+    lo, hi = (math.log10(v) for v in ax.get_xlim()) if log else ax.get_xlim()
     for _ in range(20):  # both ends move each other; converges in a few rounds
         new_lo, new_hi = lo, hi
         for x, side, frac in needs:
@@ -103,7 +117,7 @@ def fit_xlim(fig: Figure, ax: Any, labels: list[tuple[Text, float, int]], margin
         if (new_lo, new_hi) == (lo, hi):
             break
         lo, hi = new_lo, new_hi
-    ax.set_xlim(lo, hi)
+    ax.set_xlim((10**lo, 10**hi) if log else (lo, hi))
 
 
 def wrap(text: str, width: int = 150, lines: int = 2) -> list[str]:

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from runner.analysis.records import records
-from runner.analysis.versions import Point, axes
+from runner.analysis.versions import Point, Step, axes, steps
 from runner.results.groups import Group, groups
 from runner.show.figures.style import NOTE_COLOR, STYLE, footnote, save
 from runner.show.text import caption, check_metric, file_word, metric_name, n_label
@@ -31,16 +31,45 @@ def figures(
     found = [(g, axes(g.runs)) for g in groups(runs, sweeps)]
     out = []
     for group, mine in found:
+        found_steps = [st for st in steps(group.runs, group.sweeps, metric) if st.bisected] if mine else []
+        on_axis = {p.variant for points in mine.values() for p in points}
+        recs = records(group.runs[group.runs["variant"].isin(on_axis)], metric) if mine else []
         for base, points in mine.items():
             stem = f"versions-{base}-{metric}"
             if sum(base in other for _, other in found) > 1:  # the label only where two labels have it
                 stem += f"-{file_word(group.label)}"
-            out.append((stem, _figure(group, base, points, metric)))
+            marks = [st for st in found_steps if st.base == base]
+            out.append((stem, _figure(group, base, points, metric, marks, recs)))
     return out
 
 
-def _figure(group: Group, base: str, points: list[Point], metric: str) -> Figure:
-    recs = {(r["variant"], r["n"]): r for r in records(group.runs, metric)}
+def _mark(ax: Any, points: list[Point], found: list[Step]) -> None:
+    """A `memrun bisect` finding: a dashed line between the two versions, with the change."""
+    where = {p.version: x for x, p in enumerate(points) if not p.installed}
+    for st in found:
+        if st.before in where and st.after in where:
+            x = (where[st.before] + where[st.after]) / 2
+            ax.axvline(x, color=NOTE_COLOR, linestyle="--", linewidth=0.9)
+            ax.annotate(
+                f"{st.after}: {st.change:+.0%} at N = {n_label(st.n)}\n(memrun bisect)",
+                (x, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -3), textcoords="offset points",
+                ha="left", va="top", fontsize=7, color=NOTE_COLOR,
+            )  # fmt: skip
+
+
+def _figure(
+    group: Group,
+    base: str,
+    points: list[Point],
+    metric: str,
+    found: list[Step] | None = None,
+    summary: list[dict[str, Any]] | None = None,
+) -> Figure:
+    """One runtime's axis; summary: the group's records of the axes' variants, when computed once
+    for every runtime of the group."""
+    recs = {
+        (r["variant"], r["n"]): r for r in (summary if summary is not None else records(group.runs, metric))
+    }
     ns = sorted({n for (v, n) in recs if any(p.variant == v for p in points)})
     xs = list(range(len(points)))
     with plt.rc_context(STYLE):
@@ -74,6 +103,7 @@ def _figure(group: Group, base: str, points: list[Point], metric: str) -> Figure
         highest = [_kib(r) for (v, n), r in recs.items() if n > 1 and any(p.variant == v for p in points)]
         highest = [h for h in highest if h is not None]
         top.set_ylim(0, 1.15 * max(highest) if highest else 1)  # room above the highest marker
+        _mark(top, points, found or [])
         top.legend(loc="best", fontsize=8, frameon=False)
         top.grid(axis="y", alpha=0.3)
         what = f"{base}: {metric_name(metric)} per task across versions"

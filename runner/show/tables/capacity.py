@@ -194,3 +194,20 @@ def capacity_json_lines(results: list[dict[str, Any]]) -> str:
         "why",
     )
     return "".join(json.dumps({k: r.get(k) for k in keys}) + "\n" for r in results)
+
+
+def rounds_markdown(rounds: list[Any]) -> str:
+    """Every `--check` round (runner.analysis.checks) in one line each: its sessions and time, the
+    hold rates (a cell once stored as a band counted as one) and each answer it lowered."""
+    lines = []
+    for i, r in enumerate(rounds, 1):
+        minutes, seconds = divmod(round(r.seconds), 60)
+        parts = f"{len(r.ids)} sessions" if len(r.ids) > 1 else "one session"
+        lowered = [
+            f"{c['variant']} at {budget_label(c['budget_bytes'])} ({c['max_n']:,} → {c['lowered_to']:,})"
+            for c in r.checks
+            if c.get("lowered_to") is not None
+        ]
+        text = f"- **Check {i}** ({parts}, {minutes} min {seconds} s of runs): {check_summary(r.checks)}"
+        lines.append(text + (f" Lowered: {', '.join(lowered)}." if lowered else ""))
+    return "\n".join(lines) + "\n" if lines else "No `--check` has stored its answers here.\n"

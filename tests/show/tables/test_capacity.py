@@ -82,3 +82,10 @@ def test_answers_of_two_labels_are_two_tables_and_two_sets_of_figures():
     stems = [stem for stem, _ in capacity_figures([host, guest], runs, [])]
     assert stems == ["capacity-256MiB-box", "capacity-256MiB-box-6-12"]
     assert [stem for stem, _ in capacity_figures([host], runs, [])] == ["capacity-256MiB"]
+
+
+def test_another_workloads_answers_never_take_the_sleep_figures_names():
+    """`memrun plot --workload connections` once wrote its answers over capacity-256MiB.*."""
+    connections = {**POINT, "workload": "connections"}
+    stems = [stem for stem, _ in capacity_figures([connections], pd.DataFrame(), [])]
+    assert stems == ["connections-capacity-256MiB"]

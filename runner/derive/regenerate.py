@@ -1,0 +1,153 @@
+"""Making every derived file and block again, and writing them or naming what differs.
+
+Each command (a [[make]] of derived.toml, or a page's block) runs in a worker process of its own,
+so the commands run side by side and none sees another's state (matplotlib's, a cache); each
+writes into scratch directories that stand in for the committed ones. Then either the made
+files and refreshed pages replace the committed ones where they differ (`memrun derive`), or
+nothing is written and every difference is named (`--check`): a file that differs or is
+missing, a page whose block no longer says what its command says, and a committed file that
+derived.toml says is derived but that no command makes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import fnmatch
+import multiprocessing
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runner.derive import blocks as markers
+from runner.derive.plan import OUT, Job, PlanError, load
+
+# memrun's command line, run in this process: (arguments after "memrun") -> (status, stdout, stderr)
+Invoke = Callable[[list[str]], tuple[int, str, str]]
+
+
+class DeriveError(ValueError):
+    """A command of the plan or of a block failed; the message names it and says why."""
+
+
+@dataclass
+class Made:
+    """What one command made: its files (committed path -> the file in scratch) and its output."""
+
+    job: Job
+    files: dict[Path, Path] = field(default_factory=dict)
+    text: str = ""
+
+
+@dataclass
+class Outcome:
+    """What `derive` found: the files and pages that differed (and were written, unless checking),
+    and the committed files that no command makes."""
+
+    stale: list[str] = field(default_factory=list)  # "path: why" for each difference
+    orphans: list[Path] = field(default_factory=list)  # committed as derived, made by no command
+    written: list[Path] = field(default_factory=list)
+    made: int = 0  # files and pages made in all
+
+    @property
+    def fresh(self) -> bool:
+        return not self.stale and not self.orphans
+
+
+def _run(job: Job, scratch: Path, invoke: Invoke) -> Made:
+    """Run one command with scratch directories in place of its {out:DIR}; keep what it wrote."""
+    dirs = {d: scratch / d for d in job.outs()}
+    for place in dirs.values():
+        place.mkdir(parents=True, exist_ok=True)
+    argv = [OUT.sub(lambda m: str(dirs[m.group(1)]), word) for word in job.argv()]
+    status, out, err = invoke(argv)
+    if status != 0:
+        why = (err.strip().splitlines() or ["no message"])[-1]
+        raise DeriveError(f"{job.where}: `{job.command}` failed (exit {status}): {why}")
+    made = Made(job)
+    for committed, place in dirs.items():
+        out = out.replace(str(place), committed.rstrip("/"))
+        for path in sorted(place.rglob("*")):
+            relative = path.relative_to(place).as_posix()
+            if path.is_file() and any(fnmatch.fnmatch(relative, k) for k in job.keep):
+                made.files[Path(committed) / relative] = path
+    made.text = out
+    return made
+
+
+def _work(job: Job, scratch: str, invoke: Invoke) -> Made:
+    return _run(job, Path(scratch), invoke)
+
+
+def _jobs(plan_jobs: list[Job], pages: dict[Path, str]) -> tuple[list[Job], dict[Path, list[markers.Block]]]:
+    """The plan's commands and each page's blocks' (one job per distinct block command)."""
+    found = {page: markers.blocks(text, str(page)) for page, text in pages.items()}
+    jobs = list(plan_jobs)
+    seen = {j.command for j in jobs}
+    for page_blocks in found.values():
+        for b in page_blocks:
+            b.argv  # noqa: B018  (a command that does not start with memrun is refused here)
+            if b.command not in seen:
+                seen.add(b.command)
+                jobs.append(Job(b.command, f"{b.page}:{b.line}"))
+    return jobs, found
+
+
+def run_all(jobs: list[Job], scratch: Path, invoke: Invoke, workers: int) -> list[Made]:
+    """Every job, `workers` at a time, each in a process of its own (forked: nothing to import
+    again); the first failure raises."""
+    for job in jobs:
+        job.argv()  # refuse a command that runs tasks before anything starts
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+        futures = [pool.submit(_work, job, str(scratch / f"job-{i}"), invoke) for i, job in enumerate(jobs)]
+        return [f.result() for f in futures]
+
+
+def regenerate(root: Path, invoke: Invoke, check: bool = False, workers: int | None = None) -> Outcome:
+    """Make everything derived.toml and the pages' blocks ask for, from the checkout at root;
+    write what differs, or (check) only name it. PlanError or BlockError for a plan or marker
+    that cannot be used, DeriveError for a command that failed."""
+    plan = load(root)
+    pages = {page: (root / page).read_text() for page in plan.pages}
+    jobs, found = _jobs(plan.jobs, pages)
+    outcome = Outcome()
+    with tempfile.TemporaryDirectory(prefix="memrun-derive-") as scratch:
+        made = run_all(jobs, Path(scratch), invoke, workers or os.cpu_count() or 1)
+        files: dict[Path, Path] = {}
+        for m in made:
+            for committed, path in m.files.items():
+                if committed in files and files[committed].read_bytes() != path.read_bytes():
+                    raise PlanError(f"{committed}: made by two commands, differently ({m.job.where})")
+                files[committed] = path
+        outputs = {m.job.command: m.text for m in made}
+        for committed, path in sorted(files.items()):
+            _settle(root / committed, path.read_bytes(), str(committed), check, outcome)
+        for page, text in pages.items():
+            new = markers.filled(text, found[page], outputs)
+            if new != text:
+                stale = [b for b in found[page] if b.body(outputs[b.command]) != text[b.start : b.end]]
+                where = ", ".join(f"line {b.line} (`{b.command}`)" for b in stale)
+                _settle(root / page, new.encode(), f"{page}: {where}", check, outcome)
+        outcome.made = len(files) + len(pages)
+    outcome.orphans = [committed for committed in plan.derived if committed not in files]
+    return outcome
+
+
+def _settle(path: Path, data: bytes, what: str, check: bool, outcome: Outcome) -> None:
+    """Compare a made file with the committed one; write it over when not checking."""
+    try:
+        same = path.read_bytes() == data
+    except FileNotFoundError:
+        outcome.stale.append(f"{what}: not committed")
+        same = False
+    else:
+        if not same:
+            outcome.stale.append(f"{what}: differs")
+    if not same and not check:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.derive")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        outcome.written.append(path)
