@@ -38,22 +38,6 @@ def page_with(text: str, new: str) -> str:
     return text[:start] + new + text[end:]
 
 
-def figure(data: Path = DATA) -> list[Path]:
-    """The page's figure, drawn from the same runs: plots/explain/split-per-task.{png,svg}."""
-    import matplotlib.pyplot as plt
-
-    from runner.results.summary import load_runs
-    from runner.show.figures.split import split_chart
-    from runner.show.figures.style import STYLE, save
-
-    with plt.rc_context(STYLE):
-        fig = split_chart(load_runs([data]))
-        assert fig is not None, f"no valid run with a snapshot in {data}"
-        return save(fig, data, "split-per-task", ("png", "svg"))
-
-
 if __name__ == "__main__":
     PAGE.write_text(page_with(PAGE.read_text(), block()))
-    print(f"wrote {PAGE}")
-    for path in figure():
-        print(f"wrote {path}")
+    print(f"wrote {PAGE} (its figure is `memrun derive`'s: plots/explain/split-per-task.*)")
