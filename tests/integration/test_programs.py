@@ -15,6 +15,8 @@ from runner.judge import overlap
 from runner.measure import MIB, measure
 from tests.support.process import require
 
+pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
+
 EXPECTED = {
     # the 2023 article's ten
     "rust-threads",

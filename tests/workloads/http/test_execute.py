@@ -12,6 +12,8 @@ from runner.execute import execute
 from runner.workloads.http.client import HttpClient, ensure_client
 from runner.workloads.http.execute import free_port
 
+pytestmark = pytest.mark.serial  # latencies and rates of a server under load, holding the machine lock
+
 SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": []}
 
 
