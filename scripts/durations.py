@@ -2,6 +2,7 @@
 
     python scripts/durations.py RUN.xml [RUN2.xml ...]                      # one run, by file
     python scripts/durations.py --before OLD.xml [...] -- NEW.xml [...]     # two runs side by side
+    python scripts/durations.py --tally RUN.xml [...]                      # one closing line
 
 Several files on one side are added up: scripts/test writes one per group (parallel, serial).
 Each test's time is its setup, call and teardown (pytest's default junit_duration_report), so a
@@ -43,7 +44,29 @@ def _total(table: Table) -> str:
     return f"{tests} tests, {bad} not passed, sum of test times {seconds:.0f} s ({seconds / 60:.1f} min)"
 
 
+def tally(junits: list[Path]) -> str:
+    """The closing line of a run made of several pytest runs: `test: N passed, N failed, N skipped`
+    (an error, in a fixture or at teardown, counts as a failure; a run that wrote no XML too)."""
+    passed = failed = skipped = 0
+    for junit in junits:
+        if not junit.exists():
+            failed += 1
+            continue
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            tags = {child.tag for child in case}
+            if tags & {"failure", "error"}:
+                failed += 1
+            elif "skipped" in tags:
+                skipped += 1
+            else:
+                passed += 1
+    return f"test: {passed} passed, {failed} failed, {skipped} skipped"
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--tally"]:
+        print(tally([Path(p) for p in argv[1:]]))
+        return 0
     before: list[Path] = []
     if argv[:1] == ["--before"]:
         if "--" not in argv:
