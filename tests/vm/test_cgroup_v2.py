@@ -34,7 +34,7 @@ from tests.support.cli import FIXTURE_TASKS, ROOT
 from tests.support.process import probe, require
 from tests.vm import machine
 
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.guest]
 
 GUEST = Path(__file__).parent / "guest"
 
@@ -65,14 +65,18 @@ def _prebuild(share: Path) -> Path:
     a build folder of the fixture tasks (the fake, its server) that each guest test copies."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", "runner", "tests"], cwd=ROOT, check=True)
     build = share / "build"
-    code = (
-        "from runner import tasks\n"
+    tools = (
         "from runner.measure.launcher import ensure_launcher\n"
         "from runner.workloads.connections.client import ensure_client\n"
         "ensure_launcher(); ensure_client()\n"
+    )
+    fake = (
+        "from runner import tasks\n"
         f"assert not tasks.build_all(list(tasks.load_all({str(FIXTURE_TASKS)!r}).values()), print)\n"
     )
-    for env in ({}, {"MEMRUN_BUILD": str(build)}):  # the host's build/, then the guests' copy
+    # the tools in the host's build/ (written atomically: a test beside this one may build them
+    # too), then the tools and the fake in the folder the guest tests copy
+    for code, env in ((tools, {}), (tools + fake, {"MEMRUN_BUILD": str(build)})):
         subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, **env}, check=True)
     return build
 

@@ -17,7 +17,7 @@ from tests.support.cli import memrun, rows, run
 from tests.support.process import require
 from tests.vm import machine
 
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.guest]
 
 SWEEP = ("sweep", "-r", "fake", "--n", "1,1000", "--sleep", "5", "--label", "box")  # TCG: ~1 s to start
 
