@@ -14,6 +14,7 @@ from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
 from tests.support.process import processes_with
 
 
+@pytest.mark.serial
 def test_sweep_stores_a_row_per_run_with_figures(tmp_path):
     out = tmp_path / "res"
     p = run(
@@ -34,6 +35,7 @@ def test_sweep_stores_a_row_per_run_with_figures(tmp_path):
     assert "fake" in p.stderr and "ETA" in p.stdout + p.stderr
 
 
+@pytest.mark.serial
 def test_invalid_run_is_kept_with_reason_and_auto_sleep_reruns(tmp_path):
     out = tmp_path / "res"
     env = {"FAKE_SPAWN_S": "1.2"}
@@ -69,6 +71,7 @@ def test_failed_run_is_a_row_not_a_figure(tmp_path):
     assert sorted(f.suffix for f in (tmp_path / "figs").iterdir()) == [".png", ".svg"]
 
 
+@pytest.mark.serial
 def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
     out = tmp_path / "res"
     args = ("sweep", "--n", "1,2,3,4,5", "--sleep", "1", "--out", str(out))
@@ -92,6 +95,7 @@ def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
     assert f"{len(kept)} cell(s) already" in p.stderr
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("sig", [signal.SIGTERM])
 def test_sigterm_also_kills_the_run(tmp_path, sig):
     out = tmp_path / "res"
@@ -130,6 +134,7 @@ def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):
     assert "memrun-no-such-compiler" in by_variant["ghost"]["reason"]
 
 
+@pytest.mark.serial
 def test_env_settings_are_stored_per_run_and_compare_names_them(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     common = ("sweep", "--wait", "--n", "1k", "--sleep", "0.2", "--repeat", "3")

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "versioned"
 KIB = 1024
@@ -54,6 +56,7 @@ def per_task(got: list[dict], variant: str, n: int) -> float:
     return (at[n] - at[1]) / n
 
 
+@pytest.mark.serial
 def test_two_versions_of_known_cost_are_told_apart(tmp_path):
     out = tmp_path / "res"
     p = memrun(
@@ -121,6 +124,7 @@ def test_version_builds_never_overwrite_the_default_build(tmp_path):
     assert abs(per_task(got, "fakelib@2.0.0", 4000) - 6 * KIB) < 0.25 * KIB
 
 
+@pytest.mark.serial
 def test_bisect_finds_the_changed_version_of_a_fake_series_within_the_build_bound(tmp_path):
     out = tmp_path / "res"
     p = memrun(

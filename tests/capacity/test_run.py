@@ -33,6 +33,7 @@ def _capacity(tmp_path, *args: str, **kw):  # type: ignore[no-untyped-def]
     return run("capacity", "--out", str(tmp_path / "res"), *args, tmp_path=tmp_path, timeout=600, **kw)
 
 
+@pytest.mark.serial
 def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     """The fake holds N KiB on top of an interpreter: under a cap of B it fits (B - M(1)) / 1 KiB
     tasks, with M(1) the cgroup peak of its own N=1 run under the same cap."""
@@ -102,6 +103,7 @@ def test_fake_program_fits_what_the_arithmetic_says(tmp_path):
     assert "search stored" not in last["prediction"] and last["probes"] == last["evidence_runs"] > 0
 
 
+@pytest.mark.serial
 def test_a_check_that_fails_lowers_the_stored_answer_and_says_why(tmp_path):
     """After a search, the program needs 2 MiB more (FAKE_EXTRA_KIB): the check's run at max N is
     OOM-killed, so the cell is noisy, and the answer moves to an N fitted three times a 5 % step
@@ -122,6 +124,7 @@ def test_a_check_that_fails_lowers_the_stored_answer_and_says_why(tmp_path):
     assert "lowered: failed at" in run("report", str(tmp_path / "res"), tmp_path=tmp_path).stdout
 
 
+@pytest.mark.serial
 def test_a_probe_whose_exit_stalls_after_its_sleep_fits_and_the_answer_names_the_stall(tmp_path, monkeypatch):
     """150 threads that never end: after its sleep the fake's exit stalls. The probe is stopped
     once no thread has ended for 10 s after the sleep (not left to its timeout), judged
@@ -144,6 +147,7 @@ def test_a_probe_whose_exit_stalls_after_its_sleep_fits_and_the_answer_names_the
     assert "exit stalled after the sleep in 1 of them" in capacity_markdown([row.to_json()])
 
 
+@pytest.mark.serial
 def test_a_probe_that_runs_out_of_memory_after_its_sleep_does_not_fit(tmp_path, monkeypatch):
     """Its tasks fitted until their sleep was over, then it grew past the cap while they ended:
     OOM-killed, so it did not fit."""
@@ -155,6 +159,7 @@ def test_a_probe_that_runs_out_of_memory_after_its_sleep_does_not_fit(tmp_path, 
     assert not fits(record) and record.code == "out-of-memory", (record.code, record.reason)
 
 
+@pytest.mark.serial
 def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
     require(cgroups.detect()[0] is not None, "a memory cgroup controller")
     out = tmp_path / "res"
@@ -181,6 +186,7 @@ def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
     assert sum(r["probes"] for r in results) == len(after) - len(kept)
 
 
+@pytest.mark.serial
 def test_a_probe_with_too_short_a_sleep_is_stopped_and_run_again_longer(tmp_path):
     """The history says the fake spawns in a blink; under the test it takes 2.5 s. The first probe
     (sleep 2 s) is stopped at 2 s without `ready`, not left to its timeout, and run once more with

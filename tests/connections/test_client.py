@@ -6,10 +6,14 @@ from __future__ import annotations
 import subprocess
 import time
 
+import pytest
+
 from runner.workloads.connections.client import LoadClient, ensure_client
 from runner.workloads.connections.port import free_port
 from tests.support.connections import sockets_on, start_server
 from tests.support.process import processes_with
+
+pytestmark = pytest.mark.serial  # the load client against the fake server, holding the machine lock
 
 
 def _wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]

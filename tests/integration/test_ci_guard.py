@@ -19,6 +19,8 @@ from runner import tasks
 from tests.support.cli import FIXTURE_TASKS, ROOT
 from tests.support.process import require
 
+pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
+
 README = ROOT / "docs" / "compare.md"
 WORKFLOW = ROOT / ".github" / "workflows" / "memory.yml.example"
 

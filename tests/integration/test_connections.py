@@ -14,6 +14,8 @@ from runner.execute import execute
 from tests.support.connections import machine  # noqa: F401  (fixture)
 from tests.support.process import require
 
+pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
+
 VARIANTS = {name: v for name, v in tasks.load_all().items() if "connections" in v.has}
 N = 50
 HOLD = 1.0

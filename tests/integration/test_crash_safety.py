@@ -23,6 +23,8 @@ from runner.measure import cgroups
 from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
 from tests.support.process import processes_with, require
 
+pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
+
 MAP_COUNT = Path("/proc/sys/vm/max_map_count")
 PID_MAX = Path("/proc/sys/kernel/pid_max")
 

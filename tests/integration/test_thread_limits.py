@@ -18,6 +18,8 @@ from runner import tasks
 from runner.limits import host, read_limits
 from tests.support.process import default_sigint, require
 
+pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_LIMITS = {"pid_max": 32768, "max_map_count": 65530}
 SYSCTLS = ["kernel/pid_max", "kernel/threads-max", "vm/max_map_count"]

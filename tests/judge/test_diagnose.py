@@ -197,6 +197,7 @@ def test_verdict_does_not_repeat_a_limit_it_already_names():
 # ---------------------------------------------------------------- through real measure() runs
 
 
+@pytest.mark.serial
 def test_real_program_that_stops_creating_threads_is_a_plateau():
     r = measure(probe("threads.py", "plateau", 300), timeout=3)
     assert r.timed_out and max(s.threads for s in r.timeline) == 301
@@ -211,6 +212,7 @@ def test_real_program_that_stops_creating_threads_is_a_plateau():
     assert "kernel.pid_max 340 minus 10" in d.text
 
 
+@pytest.mark.serial
 def test_real_program_whose_creation_slows_down_is_a_slowdown():
     r = measure(probe("threads.py", "slowdown", 2e-5), timeout=4)
     assert r.timed_out and max(s.threads for s in r.timeline) > 300

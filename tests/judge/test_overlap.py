@@ -62,6 +62,7 @@ def fake() -> tasks.Variant:
     return variant
 
 
+@pytest.mark.serial
 def test_a_program_that_says_ready_and_exits_is_invalid(fake, monkeypatch):
     monkeypatch.setenv("FAKE_QUIT_AT_READY", "1")
     ex = execute(fake, 1000, 2.0)
@@ -71,6 +72,7 @@ def test_a_program_that_says_ready_and_exits_is_invalid(fake, monkeypatch):
     assert record.code == "ended-before-sleep" and "its tasks did not wait" in (record.reason or "")
 
 
+@pytest.mark.serial
 def test_memory_that_arrives_after_ready_shows_in_the_hold_ratio(fake, monkeypatch):
     # 40 MiB touched over 1 s after `ready`, against the interpreter's ~10 MB: a ratio near 0.2
     monkeypatch.setenv("FAKE_LATE_S", "1.0")

@@ -263,6 +263,7 @@ def test_message_line_skips_frames_and_hints():
 # ---------------------------------------------------------------- a real failure
 
 
+@pytest.mark.serial
 @pytest.mark.slow
 def test_real_rust_threads_100k_on_default_limits_is_a_thread_limit():
     binary = BUILD_DIR / "rust-threads" / "target" / "release" / "rust-threads"

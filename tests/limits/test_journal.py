@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from runner.limits import journal
 from runner.state import Owner
 from tests.support.process import require
@@ -27,6 +29,7 @@ def _write(owner: Owner, entries: list[journal.Entry]) -> None:
     journal.journal_path().write_text(json.dumps(data))
 
 
+@pytest.mark.serial
 def test_a_dead_owners_raised_value_is_restored_once_and_said_in_one_line():
     require(os.geteuid() == 0 and os.access(MAP_COUNT, os.W_OK), "root with a writable /proc/sys")
     require(not journal.journal_path().exists(), "no journal of a real sweep in the way")
@@ -44,6 +47,7 @@ def test_a_dead_owners_raised_value_is_restored_once_and_said_in_one_line():
         journal.clear()
 
 
+@pytest.mark.serial
 def test_a_live_owners_journal_is_left_alone():
     require(os.geteuid() == 0, "root")
     require(not journal.journal_path().exists(), "no journal of a real sweep in the way")

@@ -32,6 +32,7 @@ def _can_write_sysctl() -> bool:
     return os.geteuid() == 0 and os.access("/proc/sys/vm/max_map_count", os.W_OK)
 
 
+@pytest.mark.serial
 def test_raised_limits_raises_a_little_and_restores():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     before = _read_map_count()
@@ -48,6 +49,7 @@ def test_raised_limits_raises_a_little_and_restores():
     ]
 
 
+@pytest.mark.serial
 def test_raised_limits_restores_when_the_body_raises():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     before = _read_map_count()
@@ -58,6 +60,7 @@ def test_raised_limits_restores_when_the_body_raises():
     assert _read_map_count() == before
 
 
+@pytest.mark.serial
 def test_raised_limits_restores_on_sigterm():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     require(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, "default SIGTERM disposition")
@@ -196,6 +199,7 @@ def _can_write(path: Path) -> bool:
     return os.geteuid() == 0 and os.access(path, os.W_OK)
 
 
+@pytest.mark.serial
 def test_raised_limits_for_connections_raises_somaxconn_and_restores_it():
     require(_can_write(SOMAXCONN), "root with a writable net.core.somaxconn")
     with _machine_lock():
@@ -223,6 +227,7 @@ with raising.raised_limits(int(sys.argv[1]), [{}], print, workload="connections"
 """
 
 
+@pytest.mark.serial
 def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path):
     """fs.nr_open and net.core.somaxconn raised by a process killed with SIGKILL stay raised (no
     finally runs), and the next memrun command puts both back from the journal."""

@@ -4,6 +4,7 @@ while most users have v2, so everything that touches cgroups is also run there."
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from runner.vm import VmError, boot, kernels
 
 VM_DIR = BUILD_DIR / "vm"
 LINE = "6.1"  # Debian 12's own kernel line
+LINES = ("6.1", "6.12")  # the lines tests/vm/test_kernel.py boots through `memrun ... --kernel`
 VmUnavailable = VmError
 
 
@@ -19,10 +21,14 @@ def missing_tools() -> list[str]:
     return boot.missing_tools()
 
 
-def kernel() -> kernels.Kernel:
-    package = kernels.resolve(LINE)
+def kernel(line: str = LINE) -> kernels.Kernel:
+    """The newest image of the line, fetched into the checkout's build/vm once, and whether KVM
+    boots it here found out once (build/vm/kvm.json): a probe boot that hangs takes 90 s."""
+    package = kernels.resolve(line)
     assert package is not None
-    return kernels.fetch(package)
+    k = kernels.fetch(package)
+    boot.kvm_usable(k.image, k.release, log=print)
+    return k
 
 
 def boot_guest(
@@ -35,3 +41,16 @@ def boot_guest(
     return boot.run(
         boot.Guest(k.image, k.release, memory, cpus, kvm, share), command, timeout=timeout, capture=True
     )
+
+
+def seed(build: Path) -> None:
+    """A test's own MEMRUN_BUILD given the checkout's kernels (fetched once: about 70 MB each)
+    and its KVM answer, so that a `memrun … --kernel` there boots at once. The fetching and the
+    probe are memrun's own (kernel() above); what a test of `--kernel` checks is the rest."""
+    vm = build / "vm"
+    vm.mkdir(parents=True, exist_ok=True)
+    for line in LINES:
+        k = kernel(line)
+        (vm / k.package).symlink_to(VM_DIR / k.package, target_is_directory=True)
+    if boot.KVM_CACHE.exists():  # no cache: no usable /dev/kvm here, nothing to probe
+        shutil.copyfile(boot.KVM_CACHE, vm / boot.KVM_CACHE.name)

@@ -15,13 +15,18 @@ import pytest
 from runner.vm import boot
 from tests.support.cli import memrun, rows, run
 from tests.support.process import require
+from tests.vm import machine
+
+pytestmark = [pytest.mark.serial, pytest.mark.guest]
 
 SWEEP = ("sweep", "-r", "fake", "--n", "1,1000", "--sleep", "5", "--label", "box")  # TCG: ~1 s to start
 
 
-def _need_vm() -> None:
+def _need_vm(tmp_path: Path) -> None:
+    """The VM's tools, and the kernels in the test's own build folder (tests/vm/machine.py)."""
     require(not boot.missing_tools(), "the VM: " + ", ".join(boot.missing_tools()))
     require(os.geteuid() == 0, "root (the guest's kernel modules go to /lib/modules)")
+    machine.seed(tmp_path / "build")
 
 
 def _qemus() -> list[int]:
@@ -53,7 +58,7 @@ def _in_612(*args: str, out: Path, tmp_path: Path, timeout: float, env=None):
 
 @pytest.mark.slow
 def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_the_kernel(tmp_path):
-    _need_vm()
+    _need_vm(tmp_path)
     out = tmp_path / "res"
     p = run(*SWEEP, "--kernel", "6.1", "--kernel", "6.12", "--out", str(out), tmp_path=tmp_path, timeout=1500)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -74,7 +79,7 @@ def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_
 
 @pytest.mark.slow
 def test_a_sigkilled_memrun_leaves_its_vm_to_the_next_command_which_stops_it(tmp_path):
-    _need_vm()
+    _need_vm(tmp_path)
     require(not _qemus(), "no other qemu running here")
     out = tmp_path / "res"
     p = memrun(*SWEEP[:6], "60", "--kernel", "6.1", "--out", str(out), tmp_path=tmp_path)
@@ -108,7 +113,7 @@ def test_a_kernel_apt_does_not_know_is_one_line(tmp_path, kernel):
 def test_the_http_workload_runs_in_the_guest_on_cgroup_v2(tmp_path):
     """The http workload in a VM of Debian's 6.12: the server measured in a v2 cgroup, memrun's
     load client in a cgroup of its own on its own CPU, each phase's figures from the guest."""
-    _need_vm()
+    _need_vm(tmp_path)
     out = tmp_path / "res"
     sweep = ("sweep", "-r", "fake", "--workload", "http", "--n", "10", "--rate", "100", "--warmup", "1s")
     _in_612(*sweep, "--window", "3s", out=out, tmp_path=tmp_path, timeout=900)
@@ -130,7 +135,7 @@ def test_capacity_searches_in_the_guest_and_the_next_call_sees_what_it_stored(tm
     """capacity --kernel: the search runs in the guest under its cgroup v2 cap, its answer and
     probes land labelled LABEL@RELEASE; the guest starts from a copy of OUT, so --resume there
     knows the answer and nothing is run or joined twice."""
-    _need_vm()
+    _need_vm(tmp_path)
     out = tmp_path / "res"
     search = ("capacity", "-r", "fake", "--memory", "48MiB")
     _in_612(*search, out=out, tmp_path=tmp_path, timeout=1500)
@@ -160,7 +165,7 @@ def test_bisect_measures_each_version_in_the_guest_built_here(tmp_path):
     guest (which has no network: it chooses from the host's listing), labelled LABEL@RELEASE, and
     the search finds the change as on the host. The sleep is 5 s: under TCG the fake takes about
     a second to start."""
-    _need_vm()
+    _need_vm(tmp_path)
     out = tmp_path / "res"
     versioned = Path(__file__).resolve().parents[1] / "fixtures" / "versioned"
     bisect = ("bisect", "fakelib", "fakelib", "1.4.0..1.5.0", "--n", "4000", "--sleep", "5")

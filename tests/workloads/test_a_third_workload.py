@@ -80,6 +80,7 @@ def buffers() -> Iterator[Workload]:
         workloads.unregister(workload.name)
 
 
+@pytest.mark.serial
 def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp_path):
     folder = tmp_path / "tasks" / "holder"
     folder.mkdir(parents=True)

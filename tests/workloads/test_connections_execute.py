@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from runner.execute import execute
 from runner.measure.cgroups import detect
 from runner.units import KIB
 from tests.support.connections import KNOWN_KIB, fake, machine  # noqa: F401  (fixtures)
 from tests.support.process import require
+
+pytestmark = pytest.mark.serial  # per-connection figures, holding the machine lock
 
 HOLD = 1.0
 

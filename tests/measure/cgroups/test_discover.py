@@ -7,8 +7,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from runner.measure import cgroups
 from tests.support.process import require
+
+pytestmark = pytest.mark.serial  # run cgroups made by hand, one of them stale: another memrun would remove it
 
 
 def _usable() -> None:

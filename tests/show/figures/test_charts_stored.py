@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from runner.measure import measure
 from runner.results.summary import load_runs
 
@@ -15,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "tests" / "fixtures" / "reference-10"  # the first reference sweep, frozen
 
 
+@pytest.mark.serial
 def test_plot_rebuilds_the_figures_from_stored_results_without_running_anything(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(REFERENCE, data)

@@ -22,6 +22,8 @@ from tests.support.process import probe
 from tests.vm.guest import layouts
 from tests.vm.guest.layouts import CG, USER
 
+pytestmark = pytest.mark.serial  # the guest suite runs alone in its VM, one test at a time
+
 KiB, MiB = 1 << 10, 1 << 20
 OUT = Path(os.environ.get("MEMRUN_VM_OUT", "/tmp"))
 

@@ -15,7 +15,7 @@ from runner.workloads.http.execute import free_port
 
 SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": [], "client_spin": 0.0}
 
-pytestmark = pytest.mark.serial  # real servers, real timing
+pytestmark = pytest.mark.serial  # latencies and rates of a server under load, holding the machine lock
 
 
 def _run(variant, c: int, rates: list[int], monkeypatch, mode: str = "ok", **more):

@@ -1,0 +1,73 @@
+"""The suite's two groups, and what keeps a test in the right one (docs/development.md, "The test
+suite").
+
+A test marked `serial` runs alone, after every other test (scripts/test), because what runs beside
+it could change its outcome: it asserts a time or a measured figure, holds the machine's
+measurement lock, changes machine-wide state (sysctls and their journal, cgroups it makes or
+counts, a VM) or runs the real runtimes. Every other test runs side by side with others
+(pytest-xdist), and gets a machine of its own where memrun keeps machine-wide things: its own
+measurement lock and its own limits journal, so a `memrun sweep` of the fake program in it neither
+waits for nor blocks another.
+
+What can be seen from inside, a test outside the serial group may not do, and fails when it does:
+measure a run in the test's own process (runner.measure, which every execute() and in-process
+capacity probe goes through), hold the measurement lock in its own process, boot a VM, or raise
+a machine limit (its journal is the test's own, and must stay empty). A timing assertion cannot be
+seen that way: mark it serial by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runner import lock
+from runner.limits import journal
+from runner.measure import cgroups
+from runner.vm import boot
+
+MARK = "serial"
+
+
+def is_serial(node: pytest.Item) -> bool:
+    return node.get_closest_marker(MARK) is not None
+
+
+def _noting(seen: list[str], what: str, real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if what not in seen:
+            seen.append(what)
+        return real(*args, **kwargs)
+
+    return wrapper
+
+
+def own_machine(request: pytest.FixtureRequest, own: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For a test outside the serial group: its own lock and journal (for this process and every
+    memrun it starts), and a failure naming what it did that only a serial test may do."""
+    lock_file, state = own / "measure.lock", own / "state"
+    monkeypatch.setenv("MEMRUN_LOCK", str(lock_file))
+    monkeypatch.setattr(lock, "LOCK_PATH", lock_file)
+    monkeypatch.setenv("MEMRUN_STATE", str(state))
+    monkeypatch.setattr(journal, "STATE_DIR", state)
+    seen: list[str] = []
+    for module, name, what in (
+        (cgroups, "for_run", "measured a run in the test's own process"),
+        (lock, "measuring", "held the measurement lock in the test's own process"),
+        (boot, "run", "booted a VM"),
+    ):
+        monkeypatch.setattr(module, name, _noting(seen, what, getattr(module, name)))
+    yield
+    if state.exists():  # the journal's folder is made before any limit is raised, and kept
+        seen.append(f"raised a machine limit (memrun's limits journal was written in {state})")
+    if seen:
+        pytest.fail(
+            f"{request.node.nodeid} {', '.join(seen)}: only a test marked @pytest.mark.{MARK} may "
+            "(it runs alone; see docs/development.md, The test suite)",
+            pytrace=False,
+        )
