@@ -144,4 +144,4 @@ def test_every_variant_says_how_it_keeps_its_tasks_and_a_wrong_model_is_refused(
     with pytest.raises(
         tasks.ManifestError, match="variant a: model must be one of os-threads, green-threads, async"
     ):
-        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nmodel = "fibers"\n')
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nmodel = "fibers"\n' + PROOF)

@@ -14,7 +14,14 @@ from tests.support.cli import one_line_error, run
 
 def test_the_http_defaults_and_a_value_given():
     got = parameter_values("http", {"rate": "2k", "window": "5s"})
-    assert got == {"rate": [2000], "warmup": 10.0, "window": 5.0, "slo": 0.1, "server_cpus": []}
+    assert got == {
+        "rate": [2000],
+        "warmup": 10.0,
+        "window": 5.0,
+        "slo": 0.1,
+        "server_cpus": [],
+        "client_spin": 0.0,
+    }
 
 
 def test_an_option_of_another_workload_is_refused():
