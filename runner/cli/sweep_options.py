@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from runner.cli.kernels import kernel_option
+from runner.scheduling.jobs import DEFAULT_JOBS
 
 DEFAULT_NS = "1,1e4,1e5,1e6"
 
@@ -42,6 +43,19 @@ REPEAT_OPTION = click.option(
     default=1,
     show_default=True,
     help="Runs per (variant, N); the report gives median and min-max.",
+)
+
+JOBS_OPTION = click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=DEFAULT_JOBS,
+    show_default=True,
+    help="Runs in flight at most. Runs overlap only while they hold: a run starts only while every "
+    "run in flight holds (its tasks all waiting), so one run spawns at a time, and only if its "
+    "predicted spawn ends before the earliest of their wakes and its predicted peak fits in the "
+    "memory the machine has free; runs of other workloads, runs that raise or meet a limit run "
+    "alone. Each run records what ran beside it (`memrun inspect`). --jobs 1: one run at a time, "
+    "in order.",
 )
 
 LABEL_OPTION = click.option(

@@ -34,6 +34,7 @@ from runner.cli.options import (
 from runner.cli.sweep_options import (
     DEFAULT_NS,
     ENV_OPTION,
+    JOBS_OPTION,
     KERNEL_OPTION,
     LABEL_OPTION,
     N_OPTION,
@@ -58,6 +59,7 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @BUFFER_OPTION
 @workload_parameters
 @REPEAT_OPTION
+@JOBS_OPTION
 @out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet under this label.")
 @LABEL_OPTION
@@ -77,6 +79,7 @@ def sweep(
     variant_names: tuple[str, ...],
     sleep_text: str,
     repeat: int,
+    jobs: int,
     out_dir: str,
     resume: bool,
     label: str | None,
@@ -95,7 +98,7 @@ def sweep(
     kernels: tuple[str, ...],
     **given: str | None,
 ) -> None:
-    """Measure every variant at every N: build, run each cell once at a time, store each run.
+    """Measure every variant at every N: build, run each cell, store each run as it ends.
 
     A run counts (verdict "valid") only if it exited 0 and printed `ready N` before the sleep
     ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
@@ -151,6 +154,7 @@ def sweep(
         buffer=buffer,
         params=params,
         shard=shard,
+        jobs=jobs,
     )
     with machine(wait):  # installing a version unpacks toolchains: not beside a measurement
         opts.variants = install()

@@ -95,6 +95,15 @@ class RunRecord:
     # Which program ran: a digest of its task folder's files (runner.tasks.program.digest). Runs of
     # an edited program are another population for capacity's evidence. None in older rows.
     program: str | None = None
+    # What ran beside this run, when a scheduler kept several in flight (runner.scheduling): each
+    # phase of another run that overlapped this one's life, as {run_id, variant, n, phase
+    # ("spawn", "hold", "end"), from_s, to_s} in seconds since this run's fork. [] when it ran
+    # alone; None in rows stored before memrun scheduled runs (they all ran alone).
+    beside: list[dict[str, Any]] | None = None
+    # What the scheduler predicted of it before it ran (runner.scheduling.predict): spawn_s, peak
+    # (bytes), exit_s, how, and how far off each was (spawn_error, peak_error: measured ÷
+    # predicted - 1). None in older rows and in rows of cells that did not run.
+    predicted: dict[str, Any] | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -139,6 +148,9 @@ class RunRecord:
             "hold_ratio": self.hold_ratio,
             "program": self.program,
         }
+        for name in ("beside", "predicted"):  # only where a scheduler ran it: older rows stay as they were
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         if self.result is not None:
             data = self.result.to_dict(timeline=False)
             data.pop("argv")
