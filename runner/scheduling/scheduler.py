@@ -190,7 +190,7 @@ class Scheduler:
     def held(self, run_id: str, t_ready: float) -> None:
         with self.cv:
             f = self.flights[run_id]
-            f.wake_at = f.plan.wake_at(f.t_fork or t_ready, t_ready)
+            f.wake_at = f.plan.wake_at(t_ready if f.t_fork is None else f.t_fork, t_ready)
             late = f.wake_at is not None and self.clock() >= f.wake_at
             self._phase(run_id, ENDING if late else HOLDING, t_ready)
 
@@ -245,6 +245,10 @@ class Scheduler:
             return out
 
 
+def _or_now(t: float | None, s: Scheduler) -> float:
+    return s.clock() if t is None else t
+
+
 class FlightWatcher(Watcher):
     """A Run's phases told to the scheduler: forked (spawning), `ready` (holding), each sample
     (what it holds, its wake, a stop), finished."""
@@ -253,10 +257,10 @@ class FlightWatcher(Watcher):
         self.s, self.lane_id, self.run_id = scheduler, lane_id, run_id
 
     def launched(self, run: Run) -> None:
-        self.s.forked(self.run_id, run.t_fork or self.s.clock())
+        self.s.forked(self.run_id, _or_now(run.t_fork, self.s))
 
     def held(self, run: Run) -> None:
-        self.s.held(self.run_id, run.output.ready_at or self.s.clock())
+        self.s.held(self.run_id, _or_now(run.output.ready_at, self.s))
 
     def stepped(self, run: Run) -> tuple[str, str] | None:
         last = run.timeline[-1] if run.timeline else None
@@ -264,7 +268,7 @@ class FlightWatcher(Watcher):
         return self.s.stepped(self.run_id, usage)
 
     def finished(self, run: Run) -> None:
-        self.s.ended(self.lane_id, self.run_id, run.report.t_exit or self.s.clock())
+        self.s.ended(self.lane_id, self.run_id, _or_now(run.report.t_exit, self.s))
 
 
 class Lane:
