@@ -22,6 +22,7 @@ from runner.limits.host import Limits
 from runner.results import RunRecord, cost
 from runner.results.needs import thread_need
 from runner.scheduling.admit import SPAWN_MARGIN, Plan
+from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import Prediction, errors, figure, predict
 from runner.scheduling.scheduler import Lane
 
@@ -44,21 +45,6 @@ def chosen_sleep(sleep: SleepSpec, prediction: Prediction, n: int, per_task: dic
         return sleep.seconds
     spawn = SPAWN_MARGIN * prediction.spawn_s
     return sleep.seconds if spawn < sleep.seconds else auto_sleep(spawn, sleep.seconds)
-
-
-def alone_because(
-    n: int, per_task: dict, limits: Limits, raised: bool, may_overlap: bool, workload: str = "sleep"
-) -> str | None:
-    """Why a cell must run with nothing beside it, or None. limits: as they were before the sweep
-    raised any; raised: --raise-limits."""
-    if not may_overlap:
-        return "its workload's runs use the CPU while they hold"
-    hits = limit_hits(n, per_task, limits, workload=workload)
-    if hits and raised:
-        return f"it needs {hits[0].limit} raised (--raise-limits)"
-    if hits:
-        return f"it meets {hits[0].limit} here"
-    return None
 
 
 @dataclass

@@ -21,9 +21,10 @@ from runner.inputs import SleepSpec
 from runner.results import RunRecord
 from runner.scheduling import simulate
 from runner.scheduling.admit import ENDING, SPAWNING, Plan
+from runner.scheduling.alone import alone_because
 from runner.scheduling.memory import free_memory
 from runner.scheduling.predict import predict
-from runner.sweep_lane import alone_because, chosen_sleep
+from runner.sweep_lane import chosen_sleep
 
 
 def _runs(results: Path, sweep_id: str) -> tuple[list[RunRecord], dict]:

@@ -20,6 +20,7 @@ from runner.cli.app import (
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
 from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.cli.progress import capacity_progress
+from runner.cli.sweep_options import jobs_option
 from runner.results import ResultsDir, ResultsError
 from runner.vm.guest import guest_args
 
@@ -84,6 +85,7 @@ from runner.vm.guest import guest_args
     "are never pooled, and a search counts only the stored runs of its own.",
 )
 @kernel_option("each search")
+@jobs_option("probes")
 def capacity(
     budgets_text: str,
     variant_names: tuple[str, ...],
@@ -101,6 +103,7 @@ def capacity(
     buffer: int,
     label: str | None,
     kernels: tuple[str, ...],
+    jobs: int,
 ) -> None:
     """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
     (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
@@ -154,6 +157,7 @@ def capacity(
         workload=workload,
         buffer=buffer,
         label=label.strip() if label else None,
+        jobs=jobs,
     )
     with machine(wait):
         prepare.prepare(opts, log=err)

@@ -3,6 +3,9 @@ often, under which label and settings, and whether it may raise kernel limits.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from runner.cli.kernels import kernel_option
@@ -45,18 +48,27 @@ REPEAT_OPTION = click.option(
     help="Runs per (variant, N); the report gives median and min-max.",
 )
 
-JOBS_OPTION = click.option(
-    "--jobs",
-    type=click.IntRange(1, 64),
-    default=DEFAULT_JOBS,
-    show_default=True,
-    help="Runs in flight at most. Runs overlap only while they hold: a run starts only while every "
-    "run in flight holds (its tasks all waiting), so one run spawns at a time, and only if its "
-    "predicted spawn ends before the earliest of their wakes and its predicted peak fits in the "
-    "memory the machine has free; runs of other workloads, runs that raise or meet a limit run "
-    "alone. Each run records what ran beside it (`memrun inspect`). --jobs 1: one run at a time, "
-    "in order.",
+RULE = (
+    "Runs overlap only while they hold: a run starts only while every run in flight holds (its "
+    "tasks all waiting), so one run spawns at a time, and only if its predicted spawn ends before "
+    "the earliest of their wakes and its predicted peak fits in the memory the machine has free; "
+    "runs of other workloads, and runs that raise or meet a kernel limit, run alone. Each run "
+    "records what ran beside it (`memrun inspect`)."
 )
+
+
+def jobs_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--jobs: how many runs (what: "runs", "probes") may be in flight at once."""
+    return click.option(
+        "--jobs",
+        type=click.IntRange(1, 64),
+        default=DEFAULT_JOBS,
+        show_default=True,
+        help=f"{what.capitalize()} in flight at most. {RULE} --jobs 1: one at a time, in order.",
+    )
+
+
+JOBS_OPTION = jobs_option("runs")
 
 LABEL_OPTION = click.option(
     "--label",
