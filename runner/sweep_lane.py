@@ -21,10 +21,12 @@ from runner.limits import read_limits
 from runner.limits.host import Limits
 from runner.results import RunRecord, cost
 from runner.results.needs import thread_need
+from runner.scheduling import simulate
 from runner.scheduling.admit import SPAWN_MARGIN, Plan
 from runner.scheduling.alone import alone_because
-from runner.scheduling.predict import Prediction, errors, figure, predict
-from runner.scheduling.scheduler import Lane
+from runner.scheduling.memory import free_memory
+from runner.scheduling.predict import TYPICAL_PER_TASK_S, Prediction, errors, figure, predict
+from runner.scheduling.scheduler import Lane, Scheduler
 
 if TYPE_CHECKING:
     from runner.sweep import Cell, Progress, SweepOptions
@@ -60,6 +62,8 @@ class Sweeping:
     limits: Limits  # as they were before the sweep raised any
     total: int
     ns: list[int]
+    pending: dict[str, list[tuple[int, Cell]]] = field(default_factory=dict)  # not started yet, by variant
+    scheduler: Scheduler | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     t_start: float = field(default_factory=time.monotonic)
     started: int = 0
@@ -71,10 +75,11 @@ class Sweeping:
         with self.lock:
             return list(self.known)
 
-    def mine(self, variant: str) -> list[RunRecord]:
+    def mine(self, variant: str, runs: list[RunRecord] | None = None) -> list[RunRecord]:
         """The variant's runs on this machine (its label), of sweeps: what predicts its next run."""
         label = self.opts.label
-        return [r for r in self.runs() if r.variant == variant and r.kind == "sweep" and r.label == label]
+        runs = self.runs() if runs is None else runs
+        return [r for r in runs if r.variant == variant and r.kind == "sweep" and r.label == label]
 
     def store(self, record: RunRecord, timeline: list[Any] | None = None) -> None:
         with self.lock:
@@ -91,9 +96,45 @@ class Sweeping:
             self.known += rows
             self.program_wall += sum(r.result.wall_s for r in rows if r.result is not None)
             self.finished += 1
-            elapsed = time.monotonic() - self.t_start
-            eta = elapsed / self.finished * (self.total - self.finished)
-            self.progress.on_row(rows[-1], self.finished, self.total, eta)
+            self.progress.on_row(rows[-1], self.finished, self.total, self.eta())
+
+    def take(self, cell: Cell) -> None:
+        """The cell starts: it is no longer what the ETA waits for."""
+        with self.lock:
+            cells = self.pending.get(cell.variant.name, [])
+            self.pending[cell.variant.name] = [(i, c) for i, c in cells if c is not cell]
+
+    def eta(self) -> float | None:
+        """Seconds until the sweep ends: the cells not started and the runs in flight, replayed
+        under the scheduler's rules on their predicted phases (runner.scheduling.simulate); a
+        variant's spawn rate not measured yet is taken as a typical one (TYPICAL_PER_TASK_S), so
+        the ETA is a guess until the smaller N have run, and then as good as the predictions."""
+        if self.scheduler is None:
+            return None
+        with self.scheduler.cv:
+            flights = {f.plan.variant: f for f in self.scheduler.flights.values() if not f.plan.instant}
+        now = self.scheduler.clock()
+        lanes = []
+        for name in {*self.pending, *flights}:
+            lane = [simulate.remaining(flights[name], now)] if name in flights else []
+            lane += [self._job(i, cell) for i, cell in self.pending.get(name, [])]
+            lanes.append(lane)
+        return simulate.run(lanes, self.opts.jobs, free_memory()).wall_s
+
+    def _job(self, index: int, cell: Cell) -> simulate.Job:
+        """A cell not started yet, as its predicted run (under the lock)."""
+        v = cell.variant
+        mine = [
+            r for r in self.known if r.variant == v.name and r.kind == "sweep" and r.label == self.opts.label
+        ]
+        pred = predict(mine, v.name, cell.n, v.workload, rate=TYPICAL_PER_TASK_S)
+        sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
+        alone = alone_because(cell.n, v.per_task, self.limits, self.opts.raise_limits, True, v.workload)
+        plan = Plan(str(index), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, alone=alone)
+        wall = max(sleep, pred.spawn_s) + pred.exit_s
+        return simulate.Job(
+            self.order(index, cell, plan, self.opts.jobs), plan, simulate.Actual(pred.spawn_s, wall)
+        )
 
     def order(self, index: int, cell: Cell, plan: Plan, jobs: int) -> tuple:
         """A cell's place: with --jobs 1 the planned order (N, variant, repeat); else, within one
@@ -167,6 +208,7 @@ def _not_run(ctx: Sweeping, lane: Lane, index: int, cell: Cell, why: verdict.Ver
 def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecord]:
     """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
     opts, v = ctx.opts, cell.variant
+    ctx.take(cell)
     cannot = unrunnable(cell, ctx.readiness[v.name], opts, ctx.runs())
     if cannot:
         return _not_run(ctx, lane, index, cell, cannot)

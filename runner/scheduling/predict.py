@@ -25,6 +25,7 @@ from runner.units import KIB, MIB, size
 
 UNKNOWN_BASE_S = 2.0  # a program's start, before any task
 UNKNOWN_PER_TASK_S = 300e-6
+TYPICAL_PER_TASK_S = 10e-6  # for an ETA: Python's asyncio took 12 µs a task at 1M, Go 2.3 µs
 UNKNOWN_BASE_BYTES = 512 * MIB
 UNKNOWN_PER_TASK_BYTES = 64 * KIB  # above every runtime's cost here (OS threads: 37 KiB with kernel memory)
 UNKNOWN_EXIT_S = 1.0
@@ -54,18 +55,18 @@ def _mine(records: Sequence[RunRecord], variant: str, workload: str) -> list[Run
     return [r for r in records if r.variant == variant and r.workload == workload and r.result is not None]
 
 
-def _spawn(runs: list[RunRecord], variant: str, n: int) -> tuple[float, str] | None:
+def _spawn(runs: list[RunRecord], variant: str, n: int, rate: float) -> tuple[float, str, bool] | None:
+    """(seconds, how, whether the rate was measured) or None when nothing was."""
     points = spawn_times(runs, variant)
     if not points:
         return None
     if len(points) == 1 and n > points[0][0]:
         m, t = points[0]
-        per = UNKNOWN_PER_TASK_S * 1e6
-        return t + (n - m) * UNKNOWN_PER_TASK_S, f"spawn {t:.2f} s at N={m:,} + {per:g} µs a task"
+        return t + (n - m) * rate, f"spawn {t:.2f} s at N={m:,} + {rate * 1e6:g} µs a task", False
     at = interpolate(points, n)
     assert at is not None
     exact = any(m == n for m, _ in points)
-    return at, ("spawn as measured at this N" if exact else f"spawn from N={points[-1][0]:,} and below")
+    return at, ("spawn as measured at this N" if exact else f"spawn from N={points[-1][0]:,} and below"), True
 
 
 def figure(result: RunResult | None) -> int | None:
@@ -88,16 +89,24 @@ def _peak(runs: list[RunRecord], variant: str, n: int, workload: str) -> tuple[i
     return f + (n - m) * UNKNOWN_PER_TASK_BYTES, f"peak {size(f)} at N={m:,} + {per} KiB a task"
 
 
-def predict(records: Sequence[RunRecord], variant: str, n: int, workload: str) -> Prediction:
+def predict(
+    records: Sequence[RunRecord], variant: str, n: int, workload: str, rate: float = UNKNOWN_PER_TASK_S
+) -> Prediction:
     """The prediction for one run of variant at N from `records` (this machine's runs: the caller
-    leaves out other labels and capacity probes, whose caps slow their spawn)."""
+    leaves out other labels and capacity probes, whose caps slow their spawn). rate: seconds a
+    task where no rate was measured (a bound by default; an ETA takes a typical one). A spawn not
+    from a measured rate is `guessed`: no sleep is chosen from it."""
     runs = _mine(records, variant, workload)
-    spawn, peak = _spawn(runs, variant, n), _peak(runs, variant, n, workload)
+    measured, peak = _spawn(runs, variant, n, rate), _peak(runs, variant, n, workload)
     ends = interpolate(end_times(runs, variant), n)
     guessed = []
-    if spawn is None:
-        spawn = UNKNOWN_BASE_S + n * UNKNOWN_PER_TASK_S, "spawn unknown: bound"
+    if measured is None:
+        spawn = UNKNOWN_BASE_S + n * rate, "spawn unknown: bound"
         guessed.append("spawn")
+    else:
+        spawn = measured[:2]
+        if not measured[2]:
+            guessed.append("spawn")
     if peak is None:
         peak = UNKNOWN_BASE_BYTES + n * UNKNOWN_PER_TASK_BYTES, "peak unknown: bound"
         guessed.append("peak")

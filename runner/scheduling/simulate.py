@@ -11,6 +11,7 @@ says when it really says `ready` and exits; its Plan says what was predicted.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -121,3 +122,12 @@ def run(
         times = [b for _, _, _, ph in flying.values() for _, _, b in ph if b > now]
         now = min(times) if times else now + 0.1
     return trace
+
+
+def remaining(flight: Flight, now: float) -> Job:
+    """A run in flight as a job that starts now: what is left of its predicted phases."""
+    plan, t0 = flight.plan, flight.t_fork if flight.t_fork is not None else now
+    ready = t0 + plan.spawn_s
+    end = max(ready, t0 + plan.sleep) + plan.exit_s
+    left = dataclasses.replace(plan, sleep=max(0.0, t0 + plan.sleep - now), spawn_s=max(0.0, ready - now))
+    return Job((-1,), left, Actual(max(0.0, ready - now), max(0.05, end - now), plan.peak))
