@@ -23,6 +23,9 @@ METRICS = {
     "cgroup_kernel": "kernel memory of the run's cgroup at its peak, for connections while all were held "
     "(v1 kmem + kmem.tcp, v2 kernel + sock)",
 }
+# What `memrun compare` also takes: times, in seconds (its floor too). A spawn that took longer
+# beside other runs than alone is what an A/A of `sweep --jobs` must rule out.
+TIME_METRICS = {"ready_s": "spawn time (seconds from the fork to `ready N`)"}
 # What a record without a measurement (toolchain missing, build failed) stores for these, so that
 # every row has the columns a table reads.
 _NULL_MEASUREMENT = (
