@@ -34,9 +34,11 @@ SLEEP_OPTION = click.option(
     "sleep_text",
     default="10",
     show_default=True,
-    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a run whose "
-    "spawning outlasted the sleep is run again with a sleep of twice the spawn time, rounded up to "
-    "5 s (the row records the sleep used). connections: seconds the N connections are held after "
+    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a cell whose spawn, "
+    "predicted from the smaller N, would not end well inside that sleep gets twice 1.5 x the "
+    "prediction, rounded up to 5 s, before it runs; a run whose spawning outlasted the sleep anyway "
+    "is run again with twice its spawn time, rounded up to 5 s (the row records the sleep used). "
+    "connections: seconds the N connections are held after "
     "`ready N` (holding starts once all are open, so it is never outlasted; auto = 10 s).",
 )
 

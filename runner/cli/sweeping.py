@@ -104,6 +104,13 @@ def sweep(
     ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
     their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
 
+    Runs overlap only while they hold: a run starts only while every run in flight holds (its
+    tasks all waiting), so one run spawns at a time and no spawn meets another run's wake. It
+    starts only if its spawn, predicted from the smaller N, ends before the earliest wake in
+    flight and its predicted peak fits in the memory the machine has free; other workloads, and
+    cells that raise or meet a kernel limit, run alone. Each run records what ran beside it
+    (`memrun inspect` tells it), and --jobs 1 runs one at a time, in order.
+
     --workload connections measures memory per idle TCP connection instead: each variant's server
     (tasks/README.md, "Connections protocol") accepts N connections from memrun's own load
     client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the
