@@ -4,6 +4,7 @@ re-run when the chosen sleep proved too short after all), and what the sweep's l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -26,7 +27,7 @@ from runner.scheduling.admit import SPAWN_MARGIN, Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.memory import free_memory
 from runner.scheduling.predict import TYPICAL_PER_TASK_S, Prediction, errors, figure, predict
-from runner.scheduling.scheduler import Lane, Scheduler
+from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
 
 if TYPE_CHECKING:
     from runner.sweep import Cell, Progress, SweepOptions
@@ -206,7 +207,8 @@ def _not_run(ctx: Sweeping, lane: Lane, index: int, cell: Cell, why: verdict.Ver
 
 
 def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecord]:
-    """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
+    """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it, and
+    one more, alone, when the scheduler stopped it to keep the host's memory (runner.scheduling)."""
     opts, v = ctx.opts, cell.variant
     ctx.take(cell)
     cannot = unrunnable(cell, ctx.readiness[v.name], opts, ctx.runs())
@@ -218,30 +220,25 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, v.workload)
     records: list[RunRecord] = []
     order: tuple | None = None
-    for attempt in (1, 2):
-        plan = Plan(
-            new_run_id(),
-            v.name,
-            cell.n,
-            pred.spawn_s,
-            pred.peak,
-            pred.exit_s,
-            sleep,
-            holds_after_ready=workload.holds_after_ready,
-            alone=alone,
-        )
+    retried = False
+    while True:
+        plan = Plan(new_run_id(), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep)
+        plan = dataclasses.replace(plan, holds_after_ready=workload.holds_after_ready, alone=alone)
         order = order or ctx.order(index, cell, plan, opts.jobs)
-        record, longer = _attempt(ctx, lane, (*order, attempt), plan, cell, pred, attempt, records)
+        attempt = len(records) + 1
+        record, longer = _attempt(ctx, lane, (*order, attempt), plan, cell, pred, not retried, records)
         records.append(record)
+        if record.code == MEMORY_GUARD:
+            alone = "the scheduler stopped its run beside others to keep the host's memory"
+            continue
         if longer is None:
-            break
+            return records
         ctx.progress.log(
             f"  {v.name} N={cell.n:,}: spawning took {record.result.ready_s:.1f} s > sleep {sleep:g} s; "  # type: ignore[union-attr]
             f"running again with sleep {longer:g} s (--sleep auto)"
         )
-        sleep = longer
+        sleep, retried = longer, True
         pred = predict([*ctx.mine(v.name), *records], v.name, cell.n, v.workload)
-    return records
 
 
 def _attempt(
@@ -251,7 +248,7 @@ def _attempt(
     plan: Plan,
     cell: Cell,
     pred: Prediction,
-    attempt: int,
+    may_retry: bool,
     before: list[RunRecord],
 ) -> tuple[RunRecord, float | None]:
     """One run of the cell at its turn, stored; and the longer sleep of a re-run when it needs one."""
@@ -267,16 +264,22 @@ def _attempt(
     ex = ran.value
     identity = {k: v for k, v in _identity(ctx, cell).items() if k not in ("memory_cap", "buffer")}
     predicted = {**pred.to_json(), **errors(pred, ex.result.ready_s, figure(ex.result))}
-    record = ex.record(
-        run_id=plan.run_id, attempt=attempt, beside=ran.beside, predicted=predicted, **identity
-    )
+    attempt = len(before) + 1
+    record = ex.record(plan.run_id, attempt=attempt, beside=ran.beside, predicted=predicted, **identity)
+    if ex.result.stopped_by == MEMORY_GUARD:  # not the program's doing: run again, alone
+        record = record.replace(
+            verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True,
+            remedy="run again alone by the sweep",
+        )  # fmt: skip
+        ctx.store(record, ex.timeline())
+        return record, None
     record = _with_need(record, cell, [*ctx.runs(), *before])
     # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
     # pid_max waits for threads to end before starting more, so no sleep would make it valid.
     ready_s = ex.result.ready_s
     retry = (
         opts.sleep.auto
-        and attempt == 1
+        and may_retry
         and ex.judged.code == "spawn-outlasted-sleep"
         and ready_s is not None
         and not limit_hits(cell.n, cell.variant.per_task, read_limits())

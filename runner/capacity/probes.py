@@ -20,7 +20,7 @@ from runner.results import ResultsDir, RunRecord
 from runner.scheduling.admit import Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import errors, figure, predict
-from runner.scheduling.scheduler import Lane
+from runner.scheduling.scheduler import MEMORY_GUARD, Lane
 from runner.workload import DEFAULT, get
 from runner.workloads.connections import DEFAULT_BUFFER
 
@@ -140,6 +140,15 @@ class Prober:
             stop_when=StallWatch(sleep),
         )
         ex, more = self._execute(n, sleep, settings)
+        while ex.result.stopped_by == MEMORY_GUARD:  # not the program's doing: run again, alone
+            stopped = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
+            stopped = stopped.replace(
+                verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True
+            )
+            self.opts.out.add_run(stopped, ex.timeline())
+            ex, more = self._execute(
+                n, sleep, settings, alone="stopped beside others to keep the host's memory"
+            )
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
         self.opts.out.add_run(record, ex.timeline())
         self.probes.append(record)
@@ -147,7 +156,9 @@ class Prober:
             self.flat.add(record.run_id or "")
         return record
 
-    def _execute(self, n: int, sleep: float, settings: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    def _execute(
+        self, n: int, sleep: float, settings: dict[str, Any], alone: str | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """The probe's run, at its turn in the scheduler's lane (when it has one), and what the
         record stores of that: its run id, what ran beside it, what was predicted."""
         if self.lane is None:

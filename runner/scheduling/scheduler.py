@@ -30,6 +30,12 @@ from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan, cho
 
 T = TypeVar("T")
 TICK_S = 0.5
+# The host's last net: runs started side by side on predictions that proved far too low. When the
+# memory the machine has free (MemAvailable less the cap's reserve) falls below nothing while
+# several runs are in flight, the youngest is stopped (stopped_by = MEMORY_GUARD, not stored as a
+# figure) and its campaign runs it again alone; checked every GUARD_EVERY_S.
+MEMORY_GUARD = "memory-guard"
+GUARD_EVERY_S = 0.5
 WORKING, WAITING, FLYING, DONE = "working", "waiting", "flying", "done"
 
 
@@ -74,6 +80,8 @@ class Scheduler:
         self.lanes: dict[int, str] = {}  # lane id -> WORKING, WAITING, FLYING or DONE
         self.cancelled = False
         self.errors: list[BaseException] = []
+        self.guarded_at = float("-inf")
+        self.stopping: set[str] = set()  # run ids the memory guard stops
 
     # --- the lanes --------------------------------------------------------------------------------
 
@@ -205,7 +213,28 @@ class Scheduler:
             now = self.clock()
             if f.phase == HOLDING and f.wake_at is not None and now >= f.wake_at:
                 self._phase(run_id, ENDING, f.wake_at)
+            self._guard(now)
+            if run_id in self.stopping:
+                return MEMORY_GUARD, (
+                    "stopped by the scheduler: the machine's free memory fell below the reserve "
+                    "with runs side by side; it runs again alone"
+                )
         return None
+
+    def _guard(self, now: float) -> None:
+        """With several runs in flight and the machine's free memory below nothing, stop the
+        youngest (under the lock)."""
+        if len(self.flights) < 2 or now - self.guarded_at < GUARD_EVERY_S:
+            return
+        self.guarded_at = now
+        free = self.free_memory()
+        if free is None or free >= 0:
+            return
+        forked = [
+            f for f in self.flights.values() if f.t_fork is not None and f.plan.run_id not in self.stopping
+        ]
+        if len(forked) >= 2:
+            self.stopping.add(max(forked, key=lambda f: f.t_fork or 0.0).plan.run_id)
 
     def _end(self, run_id: str, at: float) -> None:
         for s in self.spans:

@@ -10,7 +10,7 @@ import pytest
 
 from runner.measure.hooks import INTERRUPTED
 from runner.scheduling.admit import Plan
-from runner.scheduling.scheduler import Lane, Scheduler
+from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
 from runner.units import GIB, MIB
 
 WAIT = 10.0  # seconds a test waits for another thread before it calls the scheduler stuck
@@ -140,3 +140,40 @@ def test_a_lanes_error_ends_the_others_and_is_raised():
 
     with pytest.raises(OSError, match="No space"):
         s.run_lanes([broken, waiting])
+
+
+def test_when_free_memory_runs_out_beside_others_the_youngest_run_is_stopped():
+    clock = Clock()
+    free = [16 * GIB]
+    s = Scheduler(2, clock=clock, free_memory=lambda: free[0])
+    b_held, said = threading.Event(), {}
+
+    def lane_a(lane: Lane) -> None:
+        def body(watchers):  # type: ignore[no-untyped-def]
+            (w,) = watchers
+            w.launched(fake_run(0.0))
+            w.held(fake_run(0.0, 0.5))
+            assert b_held.wait(WAIT)
+            free[0] = -1  # a prediction far too low: the machine is below its reserve
+            clock.now = 1.5
+            said["a"] = w.stepped(fake_run(0.0))
+            w.finished(fake_run(0.0, 0.5, 2.0))
+
+        lane.run((0,), plan("a"), body)
+
+    def lane_b(lane: Lane) -> None:
+        def body(watchers):  # type: ignore[no-untyped-def]
+            (w,) = watchers
+            w.launched(fake_run(0.6))
+            w.held(fake_run(0.6, 0.9))
+            b_held.set()
+            while "a" not in said:  # until a's step has checked the memory
+                threading.Event().wait(0.01)
+            said["b"] = w.stepped(fake_run(0.6))
+            w.finished(fake_run(0.6, 0.9, 2.0))
+
+        lane.run((1,), plan("b"), body)
+
+    s.run_lanes([lane_a, lane_b])
+    assert said["a"] is None
+    assert said["b"] is not None and said["b"][0] == MEMORY_GUARD
