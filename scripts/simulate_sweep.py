@@ -37,7 +37,7 @@ def _runs(results: Path, sweep_id: str) -> tuple[list[RunRecord], dict]:
     return [RunRecord.from_json(r) for r in rows if r.get("sweep_id") == sweep_id], start
 
 
-def _lanes(records: list[RunRecord], start: dict, sleep: SleepSpec) -> list[list[simulate.Job]]:
+def _lanes(records: list[RunRecord], start: dict, sleep: SleepSpec, jobs: int) -> list[list[simulate.Job]]:
     """Per variant, its cells in N order, each planned from the variant's smaller N in this sweep."""
     variants = tasks.load_all()
     order = {name: i for i, name in enumerate(start["variants"])}
@@ -65,7 +65,8 @@ def _lanes(records: list[RunRecord], start: dict, sleep: SleepSpec) -> list[list
             )
             wall = max(s, res.ready_s or 0) + exit_s if res.ready_s is not None else res.wall_s
             actual = simulate.Actual(res.ready_s, wall, res.cgroup_peak or res.peak_rss)
-            lane.append(simulate.Job((ns.index(n), order[name]), plan, actual))
+            first = (ns.index(n), 0.0 if jobs == 1 else -plan.lasts_s, order[name])  # as Sweeping.order
+            lane.append(simulate.Job(first, plan, actual))
             if res.ready_s is not None and res.ready_s > s and not alone:  # a second run: the fallback
                 retry = Plan(plan.run_id + "-2", name, n, res.ready_s, plan.peak, exit_s, 2 * res.ready_s + 5)
                 lane.append(
@@ -88,12 +89,17 @@ def main() -> None:
     ap.add_argument("--sleep", default="auto")
     args = ap.parse_args()
     records, start = _runs(args.results, args.sweep)
-    lanes = _lanes(records, start, SleepSpec.parse(args.sleep))
     budget = free_memory()
-    runs = sum(len(lane) for lane in lanes)
-    program = sum(j.actual.wall_s for lane in lanes for j in lane)
-    print(f"{runs} runs, programs' wall {program:.0f} s, memory free for runs {budget / 2**30:.1f} GiB")
     for jobs in map(int, args.jobs.split(",")):
+        lanes = _lanes(records, start, SleepSpec.parse(args.sleep), jobs)
+        if jobs == 1:
+            runs, program = (
+                sum(len(lane) for lane in lanes),
+                sum(j.actual.wall_s for lane in lanes for j in lane),
+            )
+            print(
+                f"{runs} runs, programs' wall {program:.0f} s, memory free for runs {budget / 2**30:.1f} GiB"
+            )
         trace = simulate.run(lanes, jobs, budget)
         clash = 0
         for run_id in trace.start:
@@ -101,7 +107,7 @@ def main() -> None:
             for _, phase, a, b in trace.beside(run_id):
                 if phase in (ENDING, SPAWNING) and min(b, spawn[1]) > max(a, spawn[0]):
                     clash += 1
-        retries = sum(1 for lane in lanes for j in lane if len(j.order) > 2)
+        retries = sum(1 for lane in lanes for j in lane if len(j.order) > 3)
         print(
             f"--jobs {jobs}: wall {trace.wall_s:7.0f} s ({trace.wall_s / 60:.1f} min), "
             f"second runs {retries}, spawns beside a spawn or an end {clash}"

@@ -5,7 +5,8 @@ deliberately pessimistic bound, so that a variant nothing is known of overlaps l
 takes the host's memory on a guess.
 
 Spawn: the slowest `ready` seen at each N, interpolated, or extrapolated along the last segment
-(runner.results.timing); from a single smaller N, along UNKNOWN_PER_TASK_S (a pessimistic rate:
+(runner.results.timing) or, when faster, the largest N's own time per task; from a single smaller
+N, along UNKNOWN_PER_TASK_S (a pessimistic rate:
 OS threads at 10k took 220 µs each here). Peak: the largest measured at the same N, else the line
 through the smaller N's valid runs (runner.results.cost, the cgroup figure first: it counts kernel
 memory), else a smaller N's peak plus UNKNOWN_PER_TASK_BYTES a task. The error of each prediction
@@ -65,8 +66,14 @@ def _spawn(runs: list[RunRecord], variant: str, n: int, rate: float) -> tuple[fl
         return t + (n - m) * rate, f"spawn {t:.2f} s at N={m:,} + {rate * 1e6:g} µs a task", False
     at = interpolate(points, n)
     assert at is not None
+    top, t_top = points[-1]
+    if n > top:
+        # Past the largest N measured, the rate between the two largest is no better than their
+        # difference, which at small N is mostly noise on the start (Python: 0.06 s at N=1, 0.15 s
+        # at 10k, 1.2 s at 100k): all of the largest N's spawn counted as tasks bounds it.
+        at = max(at, t_top + (n - top) * t_top / top)
     exact = any(m == n for m, _ in points)
-    return at, ("spawn as measured at this N" if exact else f"spawn from N={points[-1][0]:,} and below"), True
+    return at, ("spawn as measured at this N" if exact else f"spawn from N={top:,} and below"), True
 
 
 def figure(result: RunResult | None) -> int | None:

@@ -39,7 +39,10 @@ def test_one_smaller_n_gives_its_figures_and_a_pessimistic_rate():
 def test_two_smaller_n_give_the_line_and_the_same_n_gives_itself():
     known = [run(1, 0.1, 20 * MIB), run(10_000, 0.2, 60 * MIB), run(100_000, 1.1, 420 * MIB)]
     p = predict(known, "v", 1_000_000, "sleep")
-    assert p.spawn_s == pytest.approx(1.1 + 0.9 / 90_000 * 900_000)  # the last segment's rate
+    # the last segment's rate, 10 µs a task, or 100k's own 11 µs a task, whichever is slower
+    assert p.spawn_s == pytest.approx(1.1 + 1.1 / 100_000 * 900_000)
+    slower = [run(1, 0.1, 20 * MIB), run(10_000, 0.2, 60 * MIB), run(100_000, 2.0, 420 * MIB)]
+    assert predict(slower, "v", 1_000_000, "sleep").spawn_s == pytest.approx(2.0 + 1.8 / 90_000 * 900_000)
     assert p.peak == pytest.approx(420 * MIB + 400 * MIB / 99_999 * 900_000, rel=1e-6)
     again = predict([*known, run(1_000_000, 10.5, 4000 * MIB)], "v", 1_000_000, "sleep")
     assert again.spawn_s == 10.5 and again.peak == 4000 * MIB
