@@ -106,8 +106,8 @@ class SweepPrinter:
         runs = [
             f"{name} {PHASES.get(phase, phase)}" + (f" {t:.0f} s" if t is not None else "")
             for name, phase, t in self._flights
-        ]
-        text = f"[{len(self._flights)} in flight] " + " · ".join(runs)
+        ] or [f"{variant} N={n:,} starting" for variant, n in self._runs]
+        text = f"[{len(runs)} in flight] " + " · ".join(runs)
         return text + (f" · {self._next}" if self._next else "")
 
     def _redraw(self, force: bool = False) -> None:
