@@ -9,13 +9,15 @@ N >= 100k within 10 %. Every row outside is printed with OUTSIDE, to be explaine
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from runner.analysis.compare import compare_dirs
-from runner.results import load_sweeps
+from runner.results import RunRecord, load_sweeps
+from runner.show.beside import clashes
 
 BAND = 0.05
 SPAWN = 0.10
@@ -25,6 +27,10 @@ SPAWN_FROM_N = 100_000
 def _ratios(base: str, other: str, metric: str) -> dict:
     result = compare_dirs(base, other, metric)
     return {(r.variant, r.n): r for r in result.rows}, result.spreads
+
+
+def json_lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
 def _wall(path: str) -> str:
@@ -77,6 +83,12 @@ def main() -> None:
         cells.append("OUTSIDE: " + ", ".join(flags) if flags else "")
         print("| " + " | ".join(cells) + " |")
     print(f"\n{outside} cell(s) outside: explain each.")
+    rows = [RunRecord.from_json(r) for r in json_lines(Path(new) / "runs.jsonl")]
+    met = [f"{r.variant} N={r.n:,} ({r.run_id})" for r in rows if clashes(r)]
+    beside = sum(1 for r in rows if r.beside)
+    print(f"new: {beside} of {len(rows)} runs had a run beside them; {len(met)} met a phase kept apart")
+    for line in met:
+        print(f"  clash: {line}: memrun inspect {new} --run {line.rsplit('(', 1)[1][:-1]}")
 
 
 if __name__ == "__main__":
