@@ -106,6 +106,11 @@ class Run:
         return self.report.pid is not None and self.report.t_fork is not None
 
     @property
+    def pid(self) -> int | None:
+        """The program's PID (its process group's too), once forked."""
+        return self.report.pid
+
+    @property
     def t_fork(self) -> float | None:
         """time.monotonic() at the fork (the launcher's clock is the same)."""
         return self.report.t_fork
