@@ -8,7 +8,7 @@ import shlex
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +16,14 @@ from runner import fingerprint, hostinfo, tasks
 from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
-from runner.measure import RunResult, Sample, measure
+from runner.measure import RunResult, Sample, Watcher, measure
 from runner.measure.core import AtHold, Watch
 from runner.results import RunRecord
 from runner.tasks import program, proof
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:12]
 
 
 def default_timeout(sleep: float) -> float:
@@ -44,13 +48,14 @@ class Execution:
     buffer: int | None = None  # bytes each connection reads into (connections workload)
     client: dict[str, Any] | None = None  # the load client's report (connections workload)
 
-    def record(self, **identity: object) -> RunRecord:
-        """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind..."""
+    def record(self, run_id: str | None = None, **identity: object) -> RunRecord:
+        """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind,
+        and a scheduler's beside and predicted... run_id: the one the scheduler knew it by."""
         r = self.result
         holds_after_ready = workloads.get(self.variant.workload).holds_after_ready
         until = overlap.hold_window_end(holds_after_ready, r.ready_s, self.sleep)
         return RunRecord(
-            run_id=uuid.uuid4().hex[:12],
+            run_id=run_id or new_run_id(),
             variant=self.variant.name,
             folder=self.variant.folder.name,
             program=program.digest(self.variant.folder.dir),
@@ -87,8 +92,10 @@ class Settings:
     every process asks for (limits.futex), the sampling interval and a callback per sample, the
     user's `sweep --env` over the manifest's environment, a connection's read buffer (None:
     the workload's default), a watch that may stop the run once it has shown what it was
-    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall), and a
-    callback for every line the program writes on stdout."""
+    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall), a callback
+    for every line the program writes on stdout, and the watchers that follow its phases (the
+    scheduler's). campaign_settings() builds one for a sweep's or a capacity search's run: the
+    one place both take their options from."""
 
     timeout: float | None = None
     ready_by: float | None = None
@@ -103,6 +110,7 @@ class Settings:
     params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
     at_hold: AtHold | None = None  # what to take at the hold instead of measure's snapshot
     on_line: Callable[[bytes], None] | None = None  # every stdout line (measure's on_line)
+    watchers: Sequence[Watcher] = ()  # follow the run's phases (a scheduler's: runner.scheduling)
 
     def run(
         self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
@@ -122,8 +130,25 @@ class Settings:
             stop_when=self.stop_when,
             **({"at_hold": self.at_hold} if self.at_hold else {}),
             on_line=self.on_line,
+            watchers=self.watchers,
             **more,
         )
+
+
+def campaign_settings(opts: Any, **per_run: Any) -> dict[str, Any]:
+    """The settings of one run of a campaign (runner.sweep.SweepOptions,
+    runner.capacity.CapacityOptions): what every run of it shares, read from its options in this
+    one place, and what this run sets (per_run: timeout, ready_by, timeout_grace, stop_when,
+    on_sample, watchers; and the memory cap, which a capacity probe sets to its budget)."""
+    shared = {
+        "memory_cap": getattr(opts, "memory_cap", None),
+        "futex_hash": opts.futex_hash,
+        "interval": opts.interval,
+        "env_override": getattr(opts, "env_override", None) or None,
+        "buffer": opts.buffer,
+        "params": getattr(opts, "params", None) or None,
+    }
+    return {**shared, **per_run}
 
 
 def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Execution:
@@ -156,7 +181,7 @@ def unrunnable_record(
 ) -> RunRecord:
     """The record of a cell that did not run (toolchain missing, build failed, does not fit)."""
     return RunRecord(
-        run_id=uuid.uuid4().hex[:12],
+        run_id=new_run_id(),
         variant=variant.name,
         folder=variant.folder.name,
         program=program.digest(variant.folder.dir),

@@ -1,4 +1,6 @@
-"""Run every (variant, N, repeat) cell, one at a time, through the measurement core.
+"""Run every (variant, N, repeat) cell through the measurement core: one variant's cells one after
+another (runner.sweep_lane), the variants side by side as far as the scheduler's rules allow
+(runner.scheduling: runs overlap only while they hold; `jobs` 1 is one run at a time, in order).
 
 Each run is judged (runner.judge.verdict.classify) and appended to the results directory the moment it
 ends, so Ctrl-C or a crash loses at most the run in progress, and `--resume` picks up the rest.
@@ -10,7 +12,6 @@ every finished run intact.
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 import uuid
 from collections.abc import Callable
@@ -19,22 +20,19 @@ from typing import Any
 
 from runner import tasks
 from runner import workload as workloads
-from runner.execute import context, execute, unrunnable_record
-from runner.inputs import DEFAULT_SLEEP, SleepSpec
-from runner.judge import verdict
-from runner.limits import predict, read_limits
+from runner.execute import context
+from runner.inputs import SleepSpec
+from runner.limits import read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
-from runner.results import ResultsDir, RunRecord, cost, labels
-from runner.results.needs import thread_need
+from runner.results import ResultsDir, RunRecord, labels
+from runner.scheduling.scheduler import Scheduler
 from runner.shard import Shard
 from runner.signals import sigterm_raises
+from runner.sweep_lane import Sweeping, auto_sleep, lane
 from runner.workloads.connections import DEFAULT_BUFFER
 
-
-def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
-    """A sleep that outlasts spawning: twice the observed spawn time, rounded up to 5 s."""
-    return float(max(base, 5 * math.ceil(2 * ready_s / 5)))
+__all__ = ["Cell", "Progress", "SweepOptions", "auto_sleep", "cells", "prepare", "run_sweep"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +67,7 @@ class SweepOptions:
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
     shard: Shard | None = None  # --shard I/K: only the cells of this share (runner.shard)
+    jobs: int = 1  # runs in flight at most (runner.scheduling); 1: one at a time, in order
 
 
 @dataclass
@@ -79,6 +78,9 @@ class Progress:
     on_sample: Callable[[Cell, Sample], None] = lambda cell, s: None
     on_row: Callable[[RunRecord, int, int, float | None], None] = lambda record, i, total, eta: None
     log: Callable[[str], None] = lambda line: None
+    # The scheduler after each decision or phase change (runner.scheduling.Scheduler: its flights,
+    # what waits and why), from whichever thread made it: a live status line.
+    on_schedule: Callable[[Any], None] = lambda scheduler: None
 
 
 def runnable(opts: SweepOptions) -> list[tasks.Variant]:
@@ -143,6 +145,15 @@ def _done_keys(opts: SweepOptions) -> set[tuple[str, int, int]]:
     }
 
 
+def by_variant(todo: list[Cell]) -> dict[str, list[tuple[int, Cell]]]:
+    """The cells to run, each with its place in the planned order, in one lane per variant: a
+    variant's cells run one after another (its smaller N predict its larger)."""
+    lanes: dict[str, list[tuple[int, Cell]]] = {}
+    for i, cell in enumerate(todo):
+        lanes.setdefault(cell.variant.name, []).append((i, cell))
+    return lanes
+
+
 def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, Any]:
     """Run the missing cells; return the sweep's end record (also appended to sweeps.jsonl)."""
     p = progress or Progress()
@@ -178,163 +189,38 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         p.log(
             f"resume: {len(cells(opts)) - len(todo)} cell(s) already in {opts.out.path}, {len(todo)} to run"
         )
-    t_start = time.monotonic()
-    program_wall = 0.0
-    finished = 0
+    ctx = Sweeping(opts, sweep_id, readiness, versions, p, known, read_limits(), len(todo), opts.ns)
     interrupted = False
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if opts.raise_limits and todo:
         # what the variants need as they run the sweep's workload (Variant.under says which)
         needs = [v.per_task for v in runnable(opts)]
         limit_ctx = raised_limits(max(c.n for c in todo), needs, log=p.log, workload=opts.workload)
+    scheduler = Scheduler(opts.jobs, on_change=p.on_schedule)
+    ctx.scheduler, ctx.pending = scheduler, {name: list(c) for name, c in by_variant(todo).items()}
     try:
         with sigterm_raises(), limit_ctx:
             if opts.raise_limits and todo:  # what the runs had: `inspect` draws these, not the defaults
                 opts.out.add_limits_raised(sweep_id, read_limits())
-            for i, cell in enumerate(todo, 1):
-                rows = _run_cell(
-                    cell,
-                    readiness[cell.variant.name],
-                    opts,
-                    sweep_id,
-                    versions[cell.variant.name],
-                    p,
-                    i,
-                    len(todo),
-                    known,
-                )
-                known += rows
-                program_wall += sum(r.result.wall_s for r in rows if r.result is not None)
-                finished += 1
-                elapsed = time.monotonic() - t_start
-                eta = elapsed / finished * (len(todo) - finished)
-                p.on_row(rows[-1], i, len(todo), eta)
+            scheduler.run_lanes([lane(ctx, cells) for cells in by_variant(todo).values()])
     except KeyboardInterrupt:
         interrupted = True
     end = {
         "sweep_id": sweep_id,
         "event": "end",
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "cells_run": finished,
+        "cells_run": ctx.finished,
         "cells_planned": len(todo),
         "interrupted": interrupted,
-        "total_wall_s": round(time.monotonic() - t_start, 3),
-        "programs_wall_s": round(program_wall, 3),
+        "total_wall_s": round(time.monotonic() - ctx.t_start, 3),
+        "programs_wall_s": round(ctx.program_wall, 3),
+        "jobs": opts.jobs,
+        "reruns": ctx.reruns,
     }
     opts.out.add_sweep(end)
     if interrupted:
         raise KeyboardInterrupt
     return end
-
-
-def _unrunnable(
-    cell: Cell, ready: tasks.Readiness, opts: SweepOptions, known: list[RunRecord]
-) -> verdict.Verdict | None:
-    """Why a cell cannot or must not run (it still gets a row: no variant is skipped silently).
-
-    A cell whose estimated need (earlier runs of the variant at smaller N, else the kernel memory
-    of its OS threads) exceeds the memory cap is not run: it could only end at the cap, after
-    minutes of pushing the machine to its edge.
-    """
-    name = cell.variant.name
-    if not ready.usable:
-        return verdict.toolchain_missing(name, ready.problems)
-    build_error = opts.build_errors.get(cell.variant.folder.name)
-    if build_error:
-        return verdict.build_failed(name, build_error)
-    if problem := workloads.get(opts.workload).cell_problem(cell.n):
-        return verdict.Verdict("failed", *problem)
-    if opts.memory_cap is not None:
-        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
-        if need is not None and need.bytes > opts.memory_cap:
-            return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
-    return None
-
-
-def _run_cell(
-    cell: Cell,
-    ready: tasks.Readiness,
-    opts: SweepOptions,
-    sweep_id: str,
-    versions: dict[str, str],
-    p: Progress,
-    i: int,
-    total: int,
-    known: list[RunRecord],
-) -> list[RunRecord]:
-    """One cell: one run, plus a second with a longer sleep when --sleep auto calls for it."""
-    sleep = opts.sleep.seconds
-    identity = dict(
-        sweep_id=sweep_id,
-        label=opts.label,
-        repeat=cell.repeat,
-        sleep_requested=str(opts.sleep),
-        versions=versions,
-        memory_cap=opts.memory_cap,
-        env_override=opts.env_override,
-        **workloads.get(opts.workload).record_fields(parameters(opts)),
-        chosen_version=cell.variant.chosen_version,
-        version_of=cell.variant.version_of,
-    )
-    cannot = _unrunnable(cell, ready, opts, known)
-    if cannot:
-        record = unrunnable_record(cell.variant, cell.n, cannot, sleep_s=sleep, attempt=1, **identity)
-        opts.out.add_run(record)
-        return [record]
-    identity.pop("memory_cap")
-    identity.pop("buffer", None)  # the execution records its own
-    records: list[RunRecord] = []
-    for attempt in (1, 2):
-        p.on_start(cell, i, total, sleep)
-        ex = execute(
-            cell.variant,
-            cell.n,
-            sleep,
-            timeout=opts.timeout,
-            memory_cap=opts.memory_cap,
-            futex_hash=opts.futex_hash,
-            interval=opts.interval,
-            on_sample=lambda s: p.on_sample(cell, s),
-            env_override=opts.env_override,
-            buffer=opts.buffer,
-            params=opts.params,
-        )
-        record = _with_need(ex.record(attempt=attempt, **identity), cell, [*known, *records])
-        # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
-        # pid_max waits for threads to end before starting more, so no sleep would make it valid.
-        ready_s = ex.result.ready_s
-        retry = (
-            opts.sleep.auto
-            and attempt == 1
-            and ex.judged.code == "spawn-outlasted-sleep"
-            and ready_s is not None
-            and not predict(cell.n, cell.variant.per_task, read_limits())
-        )
-        if retry:
-            longer = auto_sleep(ready_s, opts.sleep.seconds)
-            record = record.replace(superseded=True, remedy=f"re-run by --sleep auto with sleep {longer:g} s")
-        opts.out.add_run(record, ex.timeline())
-        records.append(record)
-        if not retry:
-            break
-        p.log(
-            f"  {cell.variant.name} N={cell.n:,}: spawning took {ready_s:.1f} s > sleep {sleep:g} s; "
-            f"running again with sleep {longer:g} s (--sleep auto)"
-        )
-        sleep = longer
-    return records
-
-
-def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord]) -> RunRecord:
-    """A thread cell without a figure says what N would take in memory (runner.results.needs),
-    after the limits it names: raising them is no use when the machine cannot hold N threads."""
-    if record.verdict == "valid":
-        return record
-    v = cell.variant
-    takes = thread_need(known, v.name, v.per_task, cell.n, read_limits(), v.workload)
-    if takes is None:
-        return record
-    return record.replace(remedy=f"{record.remedy}; {takes}" if record.remedy else takes)
 
 
 def prepare(opts: SweepOptions, log: Callable[[str], None]) -> None:

@@ -70,6 +70,10 @@ class Workload:
     # before the sleep after the fork) or at `ready` (a client holds connections for the sleep from
     # then on). Decides the window in which memory must hold still (runner.judge.overlap).
     holds_after_ready: bool = False
+    # Whether its runs may share the machine with others while they hold (runner.scheduling): only
+    # when a hold is idle, as N sleeping tasks are. A client that keeps connections busy, or a
+    # server under load, uses the CPU the whole time: such runs always run alone.
+    overlaps: bool = False
     # The placeholders its commands may use besides every command's ({n}, {sleep}, tools, places):
     # the connections server's {port} and {buffer}; its execute fills them.
     placeholders: tuple[str, ...] = ()

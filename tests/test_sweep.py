@@ -43,14 +43,24 @@ def test_invalid_run_is_kept_with_reason_and_auto_sleep_reruns(tmp_path):
     assert p.returncode == 0, p.stderr
     (row,) = rows(out)
     assert row["verdict"] == "invalid" and row["code"] == "spawn-outlasted-sleep"
-    p = run("sweep", "--n", "1", "--sleep", "auto:1", "--out", str(out), tmp_path=tmp_path, env=env)
+    # nothing known of the program in a fresh directory: the sleep as given, then the re-run
+    fresh = tmp_path / "fresh"
+    p = run("sweep", "--n", "1", "--sleep", "auto:1", "--out", str(fresh), tmp_path=tmp_path, env=env)
     assert p.returncode == 0, p.stderr
-    first, second = rows(out)[1:]
+    first, second = rows(fresh)
     assert first["superseded"] and first["sleep_requested"] == "auto:1"
     assert first["code"] == "spawn-outlasted-sleep" and first["sleep_s"] == 1
     assert second["verdict"] == "valid" and second["sleep_s"] == 5  # 2 x 1.2 s, rounded up to 5 s
-    summary = load_runs([out])
+    assert load_sweeps([fresh])[-1]["reruns"] == 1
+    summary = load_runs([out, fresh])
     assert len(summary) == 3
+    # the spawn stored beside it predicts this one: the sleep is chosen before the run, no re-run
+    p = run("sweep", "--n", "1", "--sleep", "auto:1", "--out", str(out), tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    (chosen,) = rows(out)[1:]
+    assert chosen["verdict"] == "valid" and chosen["sleep_s"] == 5 and not chosen["superseded"]
+    assert chosen["predicted"]["spawn_s"] == pytest.approx(row["ready_s"], abs=0.01)
+    assert load_sweeps([out])[-1]["reruns"] == 0
 
 
 def test_failed_run_is_a_row_not_a_figure(tmp_path):

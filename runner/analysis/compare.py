@@ -27,8 +27,9 @@ from runner import fingerprint
 from runner.analysis.values import cell_status, check_metric, num, short, variant_info
 from runner.results import ResultsError, load_sweeps, workloads
 from runner.results.groups import Group, groups, identity_words, version_changes
+from runner.results.record import TIME_METRICS
 from runner.results.summary import cell_values, load_runs, summarize, sweep_runs
-from runner.significance.rule import LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
+from runner.significance.rule import DEFAULT_FLOOR, LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
 from runner.units import MB, mb
 from runner.workload import DEFAULT
 
@@ -38,10 +39,18 @@ WORSE = (LARGER, LOST)
 VERDICTS = (LARGER, SMALLER, UNDECIDED, SAME, LOST, GAINED, NEITHER)
 
 
-def parse_floor(text: str) -> float:
-    """--floor: a size (512KiB, 1MiB, 0.5MB) or 0, in bytes."""
+def parse_floor(text: str, seconds: bool = False) -> float:
+    """--floor: a size (512KiB, 1MiB, 0.5MB) or 0, in bytes; for a time metric, seconds (0.1, 0.1s)."""
     from runner.inputs import parse_size
 
+    if seconds:
+        try:
+            value = float(text.strip().removesuffix("s"))
+        except ValueError:
+            raise ValueError(f"--floor: not seconds: {text!r} (e.g. 0.1s)") from None
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"--floor: {text!r} must be 0 or more seconds")
+        return value
     if text.strip() in ("0", "0B", "0b"):
         return 0.0
     try:
@@ -73,6 +82,7 @@ class Side:
     status: str  # verdict: reason, when there is no figure
     versions: dict[str, str] = field(default_factory=dict)  # tool versions and --env settings
     values: tuple[float, ...] = ()  # every valid run's figure: the samples the rule tests
+    seconds: bool = False  # a time (TIME_METRICS), not bytes
 
     @property
     def spread(self) -> float | None:
@@ -84,6 +94,9 @@ class Side:
     def text(self) -> str:
         if self.median is None:
             return f"*{short(self.status, 60)}*"
+        if self.seconds:
+            spread = f" ({self.min:,.2f}–{self.max:,.2f})" if self.valid > 1 else ""
+            return f"{self.median:,.2f} s{spread}"
         spread = f" ({self.min / MB:,.1f}–{self.max / MB:,.1f})" if self.valid > 1 else ""
         return f"{mb(self.median)}{spread}"
 
@@ -189,6 +202,7 @@ def _cells(group: Group, metric: str) -> dict[tuple[str, int], Side]:
             status="" if median is not None else cell_status(r),
             versions=versions,
             values=tuple(values.get(key, ())),
+            seconds=metric in TIME_METRICS,
         )
     return out
 
@@ -240,8 +254,9 @@ def compare_dirs(
     workload: only that workload's runs on each side (a cell is never compared across two).
     ResultsError (one line, for exit status 2): the same directory twice, a side that mixes
     labels or machine fingerprints, or no (variant, N) in common."""
-    check_metric(metric)
-    rule = rule or Rule(threshold=threshold)
+    if metric not in TIME_METRICS:
+        check_metric(metric)
+    rule = rule or Rule(threshold=threshold, floor=0.0 if metric in TIME_METRICS else DEFAULT_FLOOR)
     (base, base_label), (other, other_label) = split_side(base), split_side(other)
     for p in (base, other):
         if not p.exists():

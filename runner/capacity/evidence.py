@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from runner.capacity.search import Probe
 from runner.capacity.stall import STALLED
 from runner.results import RunRecord
+from runner.scheduling.scheduler import MEMORY_GUARD
 
 PROBE_KINDS = ("capacity-probe", "capacity-check")
 RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep (probes.Prober)
@@ -75,7 +76,7 @@ def counts(record: RunRecord) -> bool:
     """Whether a stored run can be evidence of a capacity at all (its boundary aside)."""
     if record.memory_cap is None or record.program is None:
         return False
-    if record.code == "interrupted":
+    if record.code in ("interrupted", MEMORY_GUARD):  # stopped by memrun, not by the budget
         return False
     if record.kind in PROBE_KINDS:
         return True

@@ -3,6 +3,7 @@ predicted sleep proved too short."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -12,10 +13,14 @@ from runner.capacity.evidence import RETRY, fits
 from runner.capacity.search import Probe
 from runner.capacity.stall import StallWatch, room
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
-from runner.execute import execute, unrunnable_record
+from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
 from runner.judge import verdict
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
+from runner.scheduling.admit import Plan
+from runner.scheduling.alone import alone_because
+from runner.scheduling.predict import errors, figure, predict
+from runner.scheduling.scheduler import MEMORY_GUARD, Lane
 from runner.workload import DEFAULT, get
 from runner.workloads.connections import DEFAULT_BUFFER
 
@@ -37,6 +42,8 @@ class CapacityOptions:
     workload: str = DEFAULT  # the variants above are seen under it (Variant.under)
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
     label: str | None = None  # --label; None: the host name (with the futex hash, if set)
+    jobs: int = 1  # probes in flight at most (runner.scheduling); 1: one at a time, in order
+    limits: dict[str, Any] = field(default_factory=dict)  # as before any were raised: who runs alone
 
 
 @dataclass
@@ -107,6 +114,9 @@ class Prober:
     probes: list[RunRecord] = field(default_factory=list)
     flat: set[str] = field(default_factory=set)  # run_ids of probes stopped while nothing grew
     earlier: list[RunRecord] = field(default_factory=list)  # stored probes of this boundary
+    lane: Lane | None = None  # the scheduler's lane its probes run in (None: at once, alone)
+    order: tuple = ()  # the search's place in the planned order; each probe adds its count
+    count: int = 0
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
         if problem := get(self.variant.workload).cell_problem(n):
@@ -121,25 +131,53 @@ class Prober:
             self.probes.append(record)
             return record
         timeout = max(probe_timeout(self._history(), self.variant.name, n, sleep), room(sleep))
-        ex = execute(
-            self.variant,
-            n,
-            sleep,
+        settings = campaign_settings(
+            self.opts,
             timeout=timeout,
             timeout_grace=TIMEOUT_GRACE * timeout,  # a capacity is about memory, not exit speed
             ready_by=sleep,
             memory_cap=self.budget,
-            futex_hash=self.opts.futex_hash,
-            interval=self.opts.interval,
-            buffer=self.opts.buffer,
             stop_when=StallWatch(sleep),
         )
-        record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **self.identity)
+        ex, more = self._execute(n, sleep, settings)
+        while ex.result.stopped_by == MEMORY_GUARD:  # not the program's doing: run again, alone
+            stopped = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
+            stopped = stopped.replace(
+                verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True
+            )
+            self.opts.out.add_run(stopped, ex.timeline())
+            ex, more = self._execute(
+                n, sleep, settings, alone="stopped beside others to keep the host's memory"
+            )
+        record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
         self.opts.out.add_run(record, ex.timeline())
         self.probes.append(record)
         if ex.result.ready_deadline_s is not None and not still_growing(ex.result.timeline):
             self.flat.add(record.run_id or "")
         return record
+
+    def _execute(
+        self, n: int, sleep: float, settings: dict[str, Any], alone: str | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """The probe's run, at its turn in the scheduler's lane (when it has one), and what the
+        record stores of that: its run id, what ran beside it, what was predicted."""
+        if self.lane is None:
+            return execute(self.variant, n, sleep, **settings), {}
+        v = self.variant
+        pred = predict([r for r in self._history() if r.result], v.name, n, v.workload)
+        peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
+        alone = alone_because(
+            n, v.per_task, self.opts.limits, self.opts.raise_limits, get(v.workload).overlaps
+        )
+        plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone)
+        plan = dataclasses.replace(plan, holds_after_ready=get(v.workload).holds_after_ready)
+        self.count += 1
+        ran = self.lane.run(
+            (*self.order, self.count), plan, lambda w: execute(v, n, sleep, **settings, watchers=w)
+        )
+        ex = ran.value
+        predicted = {**pred.to_json(), "peak": peak, **errors(pred, ex.result.ready_s, figure(ex.result))}
+        return ex, {"run_id": plan.run_id, "beside": ran.beside, "predicted": predicted}
 
     def _history(self) -> list[RunRecord]:
         """The sweeps, the stored probes of this very boundary and this search's own: what its

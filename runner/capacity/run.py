@@ -7,6 +7,7 @@ import contextlib
 import json
 import math
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ from runner.limits.predict import max_n
 from runner.limits.raising import for_budget, raised_limits
 from runner.results import RunRecord, cost, labels, latest_capacity, workloads
 from runner.results.capacity import CapacityResult
+from runner.scheduling.scheduler import Lane, Scheduler
 from runner.signals import sigterm_raises
 from runner.tasks import program
 from runner.workload import get
@@ -138,11 +140,14 @@ def _one(
     below: Smaller | None = None,
     before: Prior | None = None,
     timing: list[RunRecord] | None = None,
+    lane: Lane | None = None,
+    order: tuple = (),
 ) -> CapacityResult:
     """Search one (variant, budget) from the stored runs of its boundary; each probe is stored
     the moment it ends. --fresh sets the stored runs and answer aside: what a first search costs.
-    timing: the stored answer's probes (of any program): how fast spawning went near this cap."""
-    prober = Prober(variant, budget, opts, identity, progress)
+    timing: the stored answer's probes (of any program): how fast spawning went near this cap.
+    lane, order: the scheduler's lane the probes run in, and the search's place in the order."""
+    prober = Prober(variant, budget, opts, identity, progress, lane=lane, order=order)
     prober.earlier = [*stored, *(r for r in timing or [] if r not in stored)]
     start = _start(variant, budget, prober, below, None if opts.fresh else before)
     known = outcomes([] if opts.fresh else stored)
@@ -282,35 +287,75 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
 
 
 def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[CapacityResult]:
-    """Every (variant, budget) not finished yet; returns the results of this call."""
+    """Every (variant, budget) not finished yet; returns the results of this call. Each variant's
+    searches run in order of budget in a lane of their own (a smaller budget's answer starts the
+    larger one's search), the lanes side by side as the scheduler's rules allow (runner.scheduling;
+    opts.jobs 1: one probe at a time, budget by budget, variant by variant, as always)."""
     fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
     done = set(fitted) if opts.resume else set()
     records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]  # read once
-    pooled = evidence.gather(r for r in records if r.workload == opts.workload)
-    checks = stored_checks(records, opts.workload)
-    by_id = {r.run_id: r for r in records}
     todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
     if opts.resume:
         progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
-    results = []
+    search = _Searches(opts, progress, records, fitted, len(todo))
+    opts.limits = opts.limits or read_limits()  # before any are raised: who must run alone
     with session(opts, progress, "capacity", busy=bool(todo)) as identity:
-        for i, (variant, budget) in enumerate(todo, 1):
-            smaller = [r for (v, b), r in fitted.items() if v == variant.name and b < budget]
-            largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
-            below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
-            earlier = fitted.get((variant.name, budget))
-            history = [
-                CapacityResult.from_json(r)
-                for r in mine(opts)
-                if (r["variant"], r["budget_bytes"]) == (variant.name, budget)
-            ]
-            before = prior(earlier, checks_after(checks, earlier), history) if earlier is not None else None
-            ids = identity(variant)
-            stored = pooled.get(boundary(variant, budget, ids), [])
-            timing = [by_id[i] for i in earlier.probe_ids if i in by_id] if earlier and not opts.fresh else []
-            result = _one(variant, budget, opts, stored, ids, progress, below, before, timing)
-            fitted[(variant.name, budget)] = result
+        lanes = [
+            search.lane(identity, [(todo.index((v, b)), v, b) for v, b in todo if v is variant])
+            for variant in opts.variants
+            if any(v is variant for v, _ in todo)
+        ]
+        Scheduler(opts.jobs).run_lanes(lanes)
+    return search.results
+
+
+class _Searches:
+    """What the lanes of one `memrun capacity` share: the stored evidence, the answers so far
+    (a smaller budget's starts a larger one's search), the results in the order they end."""
+
+    def __init__(
+        self,
+        opts: CapacityOptions,
+        progress: CapacityProgress,
+        records: list[RunRecord],
+        fitted: dict[tuple[str, int], CapacityResult],
+        total: int,
+    ) -> None:
+        self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
+        self.pooled = evidence.gather(r for r in records if r.workload == opts.workload)
+        self.checks = stored_checks(records, opts.workload)
+        self.by_id = {r.run_id: r for r in records}
+        self.results: list[CapacityResult] = []
+        self.stored = mine(opts)  # this label's and workload's stored results: each search's history
+        self.lock = threading.Lock()
+
+    def lane(self, identity: Identity, todo: list[tuple[int, tasks.Variant, int]]) -> Callable[[Lane], None]:
+        def body(lane: Lane) -> None:
+            for i, variant, budget in todo:
+                self.one(identity, lane, i, variant, budget)
+
+        return body
+
+    def one(self, identity: Identity, lane: Lane, i: int, variant: tasks.Variant, budget: int) -> None:
+        opts = self.opts
+        with self.lock:
+            smaller = [r for (v, b), r in self.fitted.items() if v == variant.name and b < budget]
+            earlier = self.fitted.get((variant.name, budget))
+        largest = max(smaller, key=lambda r: r.budget_bytes) if smaller else None
+        below = Smaller(largest.budget_bytes, largest.max_n, largest.peak_bytes) if largest else None
+        history = [
+            CapacityResult.from_json(r)
+            for r in self.stored
+            if (r["variant"], r["budget_bytes"]) == (variant.name, budget)
+        ]
+        before = prior(earlier, checks_after(self.checks, earlier), history) if earlier is not None else None
+        ids = identity(variant)
+        stored = self.pooled.get(boundary(variant, budget, ids), [])
+        by_id = self.by_id
+        timing = [by_id[p] for p in earlier.probe_ids if p in by_id] if earlier and not opts.fresh else []
+        result = _one(variant, budget, opts, stored, ids, self.progress, below, before, timing, lane, (i,))
+        with self.lock:
+            self.fitted[(variant.name, budget)] = result
             opts.out.add_capacity(result.to_json())
-            results.append(result)
-            progress.on_result(result, i, len(todo))
-    return results
+            self.results.append(result)
+            self.progress.on_result(result, len(self.results), self.total)

@@ -21,6 +21,7 @@ from runner.cli.app import (
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
 from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
 from runner.cli.progress import capacity_progress
+from runner.cli.sweep_options import jobs_option
 from runner.results import ResultsDir, ResultsError
 from runner.vm.guest import guest_args
 
@@ -85,6 +86,7 @@ from runner.vm.guest import guest_args
     "are never pooled, and a search counts only the stored runs of its own.",
 )
 @kernel_option("each search")
+@jobs_option("probes")
 def capacity(
     budgets_text: str,
     variant_names: tuple[str, ...],
@@ -102,6 +104,7 @@ def capacity(
     buffer: int,
     label: str | None,
     kernels: tuple[str, ...],
+    jobs: int,
 ) -> None:
     """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
     (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
@@ -155,6 +158,7 @@ def capacity(
         workload=workload,
         buffer=buffer,
         label=label.strip() if label else None,
+        jobs=jobs,
     )
     if any(is_host(k) for k in kernels or ("host",)):
         refuse_taken_label(out, searching.label_of(opts))  # before waiting for the machine

@@ -1,9 +1,13 @@
-"""Progress for long sweeps: a line per finished cell with ETA, and a live status line on a TTY."""
+"""Progress for long sweeps: a line per finished cell with ETA, and on a TTY a live status line:
+each run in flight and its phase (spawning, holding, ending), and the next waiting run and why it
+waits (memory, limits, a spawn that would meet a wake), as hyperfine shows what runs."""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from typing import Any
 
 import click
 
@@ -27,43 +31,99 @@ def _duration(seconds: float | None) -> str:
     )
 
 
+PHASES = {"spawn": "spawning", "hold": "holding", "end": "ending"}
+
+
 class SweepPrinter:
+    """Called from the sweep's lanes (one thread each) and its scheduler: everything under a lock."""
+
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
         self._live = False
         self._last = 0.0
-        self._status = ""
+        self._lock = threading.RLock()
+        # (variant, N) -> ((its place "[i/total]", "(sleep S s)"), its latest sample)
+        self._runs: dict[tuple[str, int], tuple[tuple[str, str], Sample | None]] = {}
+        self._flights: list[tuple[str, str, float | None]] = []  # name, phase, since the fork (s)
+        self._next = ""  # the first waiting run, and why it waits
 
     def progress(self) -> Progress:
-        return Progress(on_start=self.on_start, on_sample=self.on_sample, on_row=self.on_row, log=self.log)
+        return Progress(
+            on_start=self.on_start,
+            on_sample=self.on_sample,
+            on_row=self.on_row,
+            log=self.log,
+            on_schedule=self.on_schedule,
+        )
 
     def clear(self) -> None:
-        if self._live:
-            click.echo("\r\033[K", nl=False, err=True)
-            self._live = False
+        with self._lock:
+            if self._live:
+                click.echo("\r\033[K", nl=False, err=True)
+                self._live = False
 
     def log(self, line: str) -> None:
-        self.clear()
-        click.echo(line, err=True)
+        with self._lock:
+            self.clear()
+            click.echo(line, err=True)
 
     def on_start(self, cell: Cell, i: int, total: int, sleep: float) -> None:
         held = workloads.get(cell.variant.workload).words.hold
-        self._status = f"[{i}/{total}] {cell.variant.name} N={cell.n:,} ({held} {sleep:g} s)"
-        self._draw(self._status + " starting")
+        with self._lock:
+            self._runs[(cell.variant.name, cell.n)] = ((f"[{i}/{total}]", f"({held} {sleep:g} s)"), None)
+            self._redraw(force=True)
 
     def on_sample(self, cell: Cell, s: Sample) -> None:
+        with self._lock:
+            head, _ = self._runs.get((cell.variant.name, cell.n), (("", ""), None))
+            self._runs[(cell.variant.name, cell.n)] = (head, s)
+            self._redraw()
+
+    def on_schedule(self, scheduler: Any) -> None:
+        """The scheduler's state (called under its lock): its flights and the next waiting run."""
+        now = scheduler.clock()
+        flights = [
+            (f.plan.name, f.phase, None if f.t_fork is None else now - f.t_fork)
+            for f in scheduler.flights.values()
+        ]
+        waiting = sorted(scheduler.waiting.values(), key=lambda w: w[0])
+        nxt = ""
+        if waiting:
+            plan = waiting[0][1]
+            nxt = f"next {plan.name}: {scheduler.why.get(plan.run_id, 'its turn')}"
+        with self._lock:
+            self._flights, self._next = flights, nxt
+            self._redraw()
+
+    def _status(self) -> str:
+        """One run: its place, its name, its sleep and its latest sample, as before there were
+        several. Several: each with its phase, then the next waiting run and why it waits."""
+        if len(self._flights) <= 1 and len(self._runs) == 1:
+            (variant, n), (head, s) = next(iter(self._runs.items()))
+            place, held = head
+            figures = f" {s.t:5.1f} s  RSS {s.rss / MB:,.1f} MB  threads {s.threads:,}" if s else " starting"
+            return f"{place} {variant} N={n:,} {held}{figures}"
+        runs = [
+            f"{name} {PHASES.get(phase, phase)}" + (f" {t:.0f} s" if t is not None else "")
+            for name, phase, t in self._flights
+        ] or [f"{variant} N={n:,} starting" for variant, n in self._runs]
+        text = f"[{len(runs)} in flight] " + " · ".join(runs)
+        return text + (f" · {self._next}" if self._next else "")
+
+    def _redraw(self, force: bool = False) -> None:
         now = time.monotonic()
-        if now - self._last < 0.5:
+        if not self.tty or not self._runs or (not force and now - self._last < 0.5):
             return
         self._last = now
-        self._draw(f"{self._status} {s.t:5.1f} s  RSS {s.rss / MB:,.1f} MB  threads {s.threads:,}")
-
-    def _draw(self, text: str) -> None:
-        if self.tty:
-            click.echo("\r\033[K" + text[:150], nl=False, err=True)
-            self._live = True
+        click.echo("\r\033[K" + self._status()[:150], nl=False, err=True)
+        self._live = True
 
     def on_row(self, record: RunRecord, i: int, total: int, eta: float | None) -> None:
+        with self._lock:
+            self._runs.pop((record.variant, record.n), None)
+            self._row(record, i, total, eta)
+
+    def _row(self, record: RunRecord, i: int, total: int, eta: float | None) -> None:
         self.clear()
         r = record.result
         valid = record.verdict == "valid"

@@ -10,6 +10,7 @@ import click
 from runner.cli.app import InputError, err, main
 from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
 from runner.results import METRICS, ResultsError
+from runner.results.record import TIME_METRICS
 
 
 def _load(results: tuple[str, ...], workload: str):  # type: ignore[no-untyped-def]
@@ -213,7 +214,11 @@ def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
 @click.argument("base", type=click.Path())
 @click.argument("other", type=click.Path())
 @click.option(
-    "--metric", type=click.Choice(list(METRICS)), default="peak_rss", show_default=True, help=METRIC_HELP
+    "--metric",
+    type=click.Choice([*METRICS, *TIME_METRICS]),
+    default="peak_rss",
+    show_default=True,
+    help=METRIC_HELP + " ready_s: the spawn time, in seconds (its --floor too).",
 )
 @click.option(
     "--threshold",
@@ -224,10 +229,10 @@ def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
 @click.option(
     "--floor",
     "floor_text",
-    default="512KiB",
-    show_default=True,
+    default=None,
     help="Absolute floor: the medians must also differ by more than this size (memory figures of "
-    "a small process wobble by a few hundred KiB between runs); 0 turns it off.",
+    "a small process wobble by a few hundred KiB between runs); 0 turns it off. "
+    "[default: 512KiB; for --metric ready_s, seconds: 0]",
 )
 @click.option(
     "--strict",
@@ -238,7 +243,14 @@ def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
 @workload_option(SHOWN_WORKLOAD_HELP)
 def compare(
-    base: str, other: str, metric: str, threshold: str, floor_text: str, strict: bool, fmt: str, workload: str
+    base: str,
+    other: str,
+    metric: str,
+    threshold: str,
+    floor_text: str | None,
+    strict: bool,
+    fmt: str,
+    workload: str,
 ) -> None:
     """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
     DIR:LABEL takes one label's runs from a directory that holds several (`memrun report DIR`
@@ -262,10 +274,10 @@ def compare(
 
     try:
         limit = parse_threshold(threshold)
-        floor = parse_floor(floor_text)
-        result = compare_dirs(
-            Path(base), Path(other), metric, rule=Rule(threshold=limit, floor=floor), workload=workload
-        )
+        seconds = metric in TIME_METRICS
+        floor = parse_floor(floor_text or ("0" if seconds else "512KiB"), seconds)
+        rule = Rule(threshold=limit, floor=floor, seconds=seconds)
+        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=workload)
     except ValueError as e:  # ResultsError included
         raise InputError(str(e)) from None
     click.echo(render(result, fmt), nl=False)

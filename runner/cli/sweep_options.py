@@ -3,9 +3,13 @@ often, under which label and settings, and whether it may raise kernel limits.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from runner.cli.kernels import kernel_option
+from runner.scheduling.jobs import DEFAULT_JOBS
 
 DEFAULT_NS = "1,1e4,1e5,1e6"
 
@@ -30,9 +34,11 @@ SLEEP_OPTION = click.option(
     "sleep_text",
     default="10",
     show_default=True,
-    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a run whose "
-    "spawning outlasted the sleep is run again with a sleep of twice the spawn time, rounded up to "
-    "5 s (the row records the sleep used). connections: seconds the N connections are held after "
+    help="Seconds each task sleeps, or 'auto' (10 s, or auto:S to start at S s): a cell whose spawn, "
+    "predicted from the smaller N, would not end well inside that sleep gets twice 1.5 x the "
+    "prediction, rounded up to 5 s, before it runs; a run whose spawning outlasted the sleep anyway "
+    "is run again with twice its spawn time, rounded up to 5 s (the row records the sleep used). "
+    "connections: seconds the N connections are held after "
     "`ready N` (holding starts once all are open, so it is never outlasted; auto = 10 s).",
 )
 
@@ -43,6 +49,28 @@ REPEAT_OPTION = click.option(
     show_default=True,
     help="Runs per (variant, N); the report gives median and min-max.",
 )
+
+RULE = (
+    "Runs overlap only while they hold: a run starts only while every run in flight holds (its "
+    "tasks all waiting), so one run spawns at a time, and only if its predicted spawn ends before "
+    "the earliest of their wakes and its predicted peak fits in the memory the machine has free; "
+    "runs of other workloads, and runs that raise or meet a kernel limit, run alone. Each run "
+    "records what ran beside it (`memrun inspect`)."
+)
+
+
+def jobs_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--jobs: how many runs (what: "runs", "probes") may be in flight at once."""
+    return click.option(
+        "--jobs",
+        type=click.IntRange(1, 64),
+        default=DEFAULT_JOBS,
+        show_default=True,
+        help=f"{what.capitalize()} in flight at most. {RULE} --jobs 1: one at a time, in order.",
+    )
+
+
+JOBS_OPTION = jobs_option("runs")
 
 LABEL_OPTION = click.option(
     "--label",

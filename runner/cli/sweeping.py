@@ -35,6 +35,7 @@ from runner.cli.options import (
 from runner.cli.sweep_options import (
     DEFAULT_NS,
     ENV_OPTION,
+    JOBS_OPTION,
     KERNEL_OPTION,
     LABEL_OPTION,
     N_OPTION,
@@ -59,6 +60,7 @@ from runner.results import ResultsDir, ResultsError, ResultsWriteError
 @BUFFER_OPTION
 @workload_parameters
 @REPEAT_OPTION
+@JOBS_OPTION
 @out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
 @click.option("--resume", is_flag=True, help="Run only the cells OUT does not hold yet under this label.")
 @LABEL_OPTION
@@ -78,6 +80,7 @@ def sweep(
     variant_names: tuple[str, ...],
     sleep_text: str,
     repeat: int,
+    jobs: int,
     out_dir: str,
     resume: bool,
     label: str | None,
@@ -96,11 +99,18 @@ def sweep(
     kernels: tuple[str, ...],
     **given: str | None,
 ) -> None:
-    """Measure every variant at every N: build, run each cell once at a time, store each run.
+    """Measure every variant at every N: build, run each cell, store each run as it ends.
 
     A run counts (verdict "valid") only if it exited 0 and printed `ready N` before the sleep
     ran out, so that all N tasks were alive at once. Failed and invalid runs are stored with
     their reason and a remedy, never as figures. Show results with `memrun report` / `memrun plot`.
+
+    Runs overlap only while they hold: a run starts only while every run in flight holds (its
+    tasks all waiting), so one run spawns at a time and no spawn meets another run's wake. It
+    starts only if its spawn, predicted from the smaller N, ends before the earliest wake in
+    flight and its predicted peak fits in the memory the machine has free; other workloads, and
+    cells that raise or meet a kernel limit, run alone. Each run records what ran beside it
+    (`memrun inspect` tells it), and --jobs 1 runs one at a time, in order.
 
     --workload connections measures memory per idle TCP connection instead: each variant's server
     (tasks/README.md, "Connections protocol") accepts N connections from memrun's own load
@@ -152,6 +162,7 @@ def sweep(
         buffer=buffer,
         params=params,
         shard=shard,
+        jobs=jobs,
     )
     if not kernels or any(is_host(k) for k in kernels):
         refuse_taken_label(out, opts.label)  # before waiting for the machine or building

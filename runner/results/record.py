@@ -23,6 +23,9 @@ METRICS = {
     "cgroup_kernel": "kernel memory of the run's cgroup at its peak, for connections while all were held "
     "(v1 kmem + kmem.tcp, v2 kernel + sock)",
 }
+# What `memrun compare` also takes: times, in seconds (its floor too). A spawn that took longer
+# beside other runs than alone is what an A/A of `sweep --jobs` must rule out.
+TIME_METRICS = {"ready_s": "spawn time (seconds from the fork to `ready N`)"}
 # What a record without a measurement (toolchain missing, build failed) stores for these, so that
 # every row has the columns a table reads.
 _NULL_MEASUREMENT = (
@@ -102,6 +105,15 @@ class RunRecord:
     # or "state"; the last two prove N waiting only with `ready` before the sleep's end). None
     # under another workload, and in rows stored before manifests stated it.
     proof: str | None = None
+    # What ran beside this run, when a scheduler kept several in flight (runner.scheduling): each
+    # phase of another run that overlapped this one's life, as {run_id, variant, n, phase
+    # ("spawn", "hold", "end"), from_s, to_s} in seconds since this run's fork. [] when it ran
+    # alone; None in rows stored before memrun scheduled runs (they all ran alone).
+    beside: list[dict[str, Any]] | None = None
+    # What the scheduler predicted of it before it ran (runner.scheduling.predict): spawn_s, peak
+    # (bytes), exit_s, how, and how far off each was (spawn_error, peak_error: measured ÷
+    # predicted - 1). None in older rows and in rows of cells that did not run.
+    predicted: dict[str, Any] | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -148,6 +160,9 @@ class RunRecord:
             "books": self.books,
             "proof": self.proof,
         }
+        for name in ("beside", "predicted"):  # only where a scheduler ran it: older rows stay as they were
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         if self.result is not None:
             data = self.result.to_dict(timeline=False)
             data.pop("argv")

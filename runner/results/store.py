@@ -19,6 +19,7 @@ import contextlib
 import errno
 import json
 import os
+import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -191,6 +192,9 @@ class ResultsDir:
 
     path: Path
     runs_added: int = field(default=0, init=False)  # run rows this writer stored
+    # Appends come from several threads once runs are in flight side by side (runner.scheduling):
+    # one at a time, so a run's timeline and its row stay together and a cut-back is exact.
+    _writing: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
@@ -236,7 +240,8 @@ class ResultsDir:
         return moved
 
     def add_sweep(self, meta: dict[str, Any]) -> None:
-        _append(self.path / SWEEPS, migrate.stamped(meta))
+        with self._writing:
+            _append(self.path / SWEEPS, migrate.stamped(meta))
 
     def add_limits_raised(self, sweep_id: str, limits: dict[str, Any]) -> None:
         """The limits a sweep's or capacity search's runs had after raising them: load_sweeps
@@ -247,20 +252,22 @@ class ResultsDir:
         """Append one run (and its timeline first, so a run row never points at nothing). When the
         run row cannot be written, its timeline is taken back out: a failed run leaves nothing."""
         row = record.to_json() if isinstance(record, RunRecord) else dict(record)
-        before = None
-        if timeline is not None:
-            before = _append(self.path / TIMELINES, {"run_id": row["run_id"], "timeline": timeline})
-        try:
-            _append(self.path / RUNS, migrate.stamped(row))
-        except ResultsWriteError:
-            if before is not None:
-                with contextlib.suppress(ResultsWriteError):  # else: a whole line, with no run row
-                    _truncate(self.path / TIMELINES, before)
-            raise
-        self.runs_added += 1
+        with self._writing:
+            before = None
+            if timeline is not None:
+                before = _append(self.path / TIMELINES, {"run_id": row["run_id"], "timeline": timeline})
+            try:
+                _append(self.path / RUNS, migrate.stamped(row))
+            except ResultsWriteError:
+                if before is not None:
+                    with contextlib.suppress(ResultsWriteError):  # else: a whole line, with no run row
+                        _truncate(self.path / TIMELINES, before)
+                raise
+            self.runs_added += 1
 
     def add_capacity(self, result: dict[str, Any]) -> None:
-        _append(self.path / CAPACITY, migrate.stamped(result))
+        with self._writing:
+            _append(self.path / CAPACITY, migrate.stamped(result))
 
     def existing_capacity(self) -> list[dict[str, Any]]:
         return read_jsonl(self.path / CAPACITY) if (self.path / CAPACITY).exists() else []

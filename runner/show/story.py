@@ -23,6 +23,7 @@ from runner.limits.predict import need
 from runner.measure.result import Sample
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
+from runner.show.beside import beside_lines
 from runner.show.figures.timeline import end_label
 from runner.tasks.proof import told
 from runner.units import mb, size
@@ -199,6 +200,7 @@ def story(case: Case) -> str:
     if turnover:
         lines.append(f"  tasks     {turnover}")
     lines += _overlap_lines(case)
+    lines += beside_lines(record)
     cgroup = f", cgroup peak {mb(r.cgroup_peak)} (kernel memory included)" if r.cgroup_peak else ""
     lines.append(f"  memory    peak RSS {mb(r.peak_rss)}{cgroup}")
     if r.user_s is not None and r.sys_s is not None:

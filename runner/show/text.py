@@ -15,7 +15,7 @@ from runner.analysis.values import check_metric as check_metric
 from runner.analysis.values import num as num
 from runner.analysis.values import short as short
 from runner.analysis.values import variant_info as variant_info
-from runner.results.record import METRICS
+from runner.results.record import METRICS, TIME_METRICS
 from runner.units import KIB
 from runner.workload import get
 
@@ -53,7 +53,7 @@ def seconds(value: float) -> str:
 
 def metric_name(metric: str) -> str:
     """The metric's description up to its parenthesis: long enough to be unambiguous in a title."""
-    return METRICS.get(metric, metric).split(" (")[0]
+    return {**METRICS, **TIME_METRICS}.get(metric, metric).split(" (")[0]
 
 
 def metric_title(metric: str) -> str:

@@ -51,9 +51,13 @@ def _runs(m: int, n: int) -> str:
 @dataclass(frozen=True)
 class Rule:
     threshold: float = 0.05  # ratio factor: |OTHER / BASE - 1| must exceed it
-    floor: float = DEFAULT_FLOOR  # bytes: |OTHER - BASE| (medians) must exceed it
+    floor: float = DEFAULT_FLOOR  # in the metric's unit (bytes): |OTHER - BASE| (medians) must exceed it
     alpha: float = 0.002  # the rank test's p must be below it
     confidence: float = 0.99  # of each side's interval, where the rank test cannot reach alpha
+    seconds: bool = False  # the metric is a time (compare --metric ready_s), its floor in seconds
+
+    def amount(self, x: float) -> str:
+        return f"{x:,.2f} s" if self.seconds else _kib(x)
 
     def repeats_needed(self) -> int:
         """The fewest runs a side from which the rank test can reach p < alpha."""
@@ -65,13 +69,14 @@ class Rule:
     def describe(self) -> str:
         """The rule in one paragraph, printed under every comparison."""
         k = self.repeats_needed()
+        worse = "slower" if self.seconds else "more memory"
         return (
             "Significant only when all three hold: (1) the runs differ beyond chance: the exact "
             f"Mann-Whitney U test gives p < {self.alpha:g} where the run counts can reach that p "
             f"(from {k} runs a side), else the {_percent(self.confidence)} confidence intervals "
             "of the two means lie apart (from 2 runs a side); (2) the medians differ by more than "
-            f"{_percent(self.threshold)}; (3) and by more than {_kib(self.floor)}, the wobble of "
-            "a small figure between runs. Then *larger* (more memory: worse) or *smaller* "
+            f"{_percent(self.threshold)}; (3) and by more than {self.amount(self.floor)}, the wobble of "
+            f"a small figure between runs. Then *larger* ({worse}: worse) or *smaller* "
             "(better). A change past (2) and (3) that the runs cannot test, one run on a side, is "
             f"*{UNDECIDED}*: --repeat {k} would decide it."
         )
@@ -84,7 +89,7 @@ class Evidence:
     n_base: int
     n_other: int
     ratio: float
-    difference: float  # bytes, median OTHER - median BASE
+    difference: float  # median OTHER - median BASE, in the metric's unit
     p: float  # the rank test's two-sided p (shown even where it cannot reach alpha)
     test: str  # RANK, INTERVALS or NO_TEST: the test that counted
     intervals: tuple[tuple[float, float], tuple[float, float]] | None
@@ -130,7 +135,7 @@ def judge(base: Sequence[float], other: Sequence[float], rule: Rule | None = Non
     if abs(ratio - 1) <= rule.threshold:
         return verdict(SAME, f"within {_percent(rule.threshold)}")
     if abs(difference) <= rule.floor:
-        return verdict(SAME, f"{_kib(abs(difference))} is within the {_kib(rule.floor)} floor")
+        return verdict(SAME, f"{rule.amount(abs(difference))} is within the {rule.amount(rule.floor)} floor")
     if test == NO_TEST:
         k = rule.repeats_needed()
         return verdict(

@@ -301,3 +301,22 @@ def test_capacity_probes_are_no_label_of_a_comparison(tmp_path):
     with (base / "runs.jsonl").open("a") as f:
         f.write(json.dumps(probe) + "\n")
     assert [r.variant for r in compare.compare_dirs(base, other).rows] == ["go"]
+
+
+def test_spawn_times_compare_in_seconds_with_no_floor(tmp_path):
+    cells = {("go", 100_000): [270.0, 271.0, 270.5], ("python", 1_000_000): [1380.0, 1382.0, 1381.0]}
+    was = {("go", 100_000): [0.22, 0.23, 0.22], ("python", 1_000_000): [12.5, 12.6, 12.4]}
+    now = {("go", 100_000): [0.22, 0.22, 0.23], ("python", 1_000_000): [14.9, 15.1, 15.0]}
+    base = write_results(tmp_path / "base", "vm", cells, ready=was)
+    other = write_results(tmp_path / "other", "vm", cells, sweep_id="s2", ready=now)
+    args = ("compare", str(base), str(other), "--metric", "ready_s")
+    p = show(*args, "--threshold", "10%")
+    assert p.returncode == 1, p.stdout + p.stderr  # python spawned 20 % slower: larger
+    assert p.stdout.startswith("Spawn time, seconds: median over valid repeats")
+    go = next(x for x in p.stdout.splitlines() if x.startswith("| go | 100k |"))
+    py = next(x for x in p.stdout.splitlines() if x.startswith("| python | 1M |"))
+    assert "| 0.22 s (0.22–0.23) | 0.22 s (0.22–0.23) |" in go and "not significant" in go
+    assert "| 12.50 s (12.40–12.60) | 15.00 s (14.90–15.10) | 1.20× (+20.0%) |" in py and "**larger**" in py
+    rows = json.loads(show(*args, "--format", "json").stdout)
+    assert rows[0]["base_median_s"] == 0.22 and rows[0]["floor_s"] == 0.0
+    assert one_line_error(show(*args, "--floor", "1KiB"), "--floor")

@@ -28,13 +28,15 @@ def write_results(
     variant_info: dict[str, dict[str, str]] | None = None,
     workload: str | None = None,
     kernel: dict[tuple[str, int], float] | None = None,
+    ready: dict[tuple[str, int], list[float]] | None = None,
 ) -> Path:
     """One sweep on `host`: a run per value (MB of peak RSS; None: a failed run with its reason).
 
     fingerprint: the sweep's machine fingerprint (none: a sweep written before they were recorded);
     env: settings given with `sweep --env`, stored in every run; variant_info: as sweeps record it;
     workload: stored in the sweep and every run (none: written before workloads existed); kernel:
-    MB of the cgroup's kernel part per cell (cgroup_breakdown), and a load client with it."""
+    MB of the cgroup's kernel part per cell (cgroup_breakdown), and a load client with it; ready:
+    each run's spawn time per cell (else 0.5 s)."""
     out.mkdir(parents=True, exist_ok=True)
     sweep_id = sweep_id or f"sweep-{host}"
     versions = {**VERSIONS, **(versions or {})}
@@ -77,7 +79,9 @@ def write_results(
                 "superseded": False,
                 "versions": versions.get(variant, {}),
                 "started_at": "2026-11-20T10:00:00+00:00",
-                "ready_s": 0.5 if ok else None,
+                "ready_s": (ready[(variant, n)][repeat] if ready and (variant, n) in ready else 0.5)
+                if ok
+                else None,
                 "wall_s": 10.1,
                 "peak_rss": None if value is None else int(value * 1e6),
                 "cgroup_peak": None if value is None else int(value * 1.5e6),

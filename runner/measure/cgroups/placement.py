@@ -127,30 +127,10 @@ def v2(mount: Path, own_path: str, *, act: bool = True) -> Placement:
     else:
         tried = None
     if os.geteuid() == 0:
-        if not _is_namespace_root(mount):
-            subtree = mount / SUBTREE
-            how = f"made {subtree}: {own} holds other processes and does not delegate memory"
-            if not act:
-                return Placement("v2", subtree, "would have " + how)
-            root_ok = "memory" in _words(mount / "cgroup.subtree_control") or _enable_memory(mount) is None
-            try:
-                subtree.mkdir(exist_ok=True)
-            except OSError as e:
-                return Placement(None, None, "", f"cannot make {subtree}: {e.strerror}")
-            if root_ok and (e := _enable_memory(subtree)) is None:
-                return Placement("v2", subtree, how)
-            tried = e if root_ok else OSError(errno.EPERM, "cannot enable memory in the root cgroup")
-        elif own == mount:
-            pids = _pids(own)
-            how = (
-                f"moved the {len(pids)} processes of this container's cgroup into {own / LEAF}; "
-                f"memory enabled for {own}"
-            )
-            if not act:
-                return Placement("v2", own, "would have " + how)
-            if (e := _into_leaf(own)) is None:
-                return Placement("v2", own, how)
-            tried = e
+        placed = _as_root(mount, own, act)
+        if isinstance(placed, Placement):
+            return placed
+        tried = placed or tried
     why = f" ({tried.strerror})" if tried is not None and tried.strerror else ""
     if os.geteuid() == 0:
         hint = "make a cgroup whose children get memory and run memrun in it"
@@ -162,3 +142,36 @@ def v2(mount: Path, own_path: str, *, act: bool = True) -> Placement:
         "",
         f"{own} holds other processes and does not delegate memory to its children{why}; {hint}",
     )
+
+
+def _as_root(mount: Path, own: Path, act: bool) -> Placement | OSError | None:
+    """What root may still do on a v2 mount when its own cgroup does not delegate memory: make
+    memrun's subtree under the root cgroup, or (a container's namespace root) move the container's
+    processes into a leaf. A Placement when that worked (or would, with act=False), else the
+    error that stopped it (None when neither applies)."""
+    tried: OSError | None = None
+    if not _is_namespace_root(mount):
+        subtree = mount / SUBTREE
+        how = f"made {subtree}: {own} holds other processes and does not delegate memory"
+        if not act:
+            return Placement("v2", subtree, "would have " + how)
+        root_ok = "memory" in _words(mount / "cgroup.subtree_control") or _enable_memory(mount) is None
+        try:
+            subtree.mkdir(exist_ok=True)
+        except OSError as e:
+            return Placement(None, None, "", f"cannot make {subtree}: {e.strerror}")
+        if root_ok and (e := _enable_memory(subtree)) is None:
+            return Placement("v2", subtree, how)
+        tried = e if root_ok else OSError(errno.EPERM, "cannot enable memory in the root cgroup")
+    elif own == mount:
+        pids = _pids(own)
+        how = (
+            f"moved the {len(pids)} processes of this container's cgroup into {own / LEAF}; "
+            f"memory enabled for {own}"
+        )
+        if not act:
+            return Placement("v2", own, "would have " + how)
+        if (e := _into_leaf(own)) is None:
+            return Placement("v2", own, how)
+        tried = e
+    return tried

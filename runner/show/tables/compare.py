@@ -111,7 +111,8 @@ def to_markdown(result: Comparison) -> str:
     head = ["variant", "N", "BASE", "OTHER", "OTHER / BASE", "evidence", "verdict"]
     head += ["versions and settings that differ"] * changes
     lines = [
-        f"{metric_title(result.metric)}, MB (10^6 bytes): median over valid repeats (min–max), "
+        f"{metric_title(result.metric)}, {'seconds' if result.rule.seconds else 'MB (10^6 bytes)'}: "
+        "median over valid repeats (min–max), "
         f"OTHER against BASE, threshold {result.threshold:.1%}",
         "",
         _side_line("BASE", result.base),
@@ -149,20 +150,21 @@ def records(result: Comparison) -> list[dict[str, Any]]:
     out = []
     for r in result.rows:
         rec: dict[str, Any] = {"variant": r.variant, "n": r.n, "metric": result.metric}
+        unit = "s" if result.rule.seconds else "bytes"
         for name, side in (("base", r.base), ("other", r.other)):
-            rec.update({f"{name}_{k}_bytes": getattr(side, k) for k in ("median", "min", "max")})
+            rec.update({f"{name}_{k}_{unit}": getattr(side, k) for k in ("median", "min", "max")})
             rec[f"{name}_valid"] = side.valid
             rec[f"{name}_spread"] = side.spread
             rec[f"{name}_status"] = side.status or None
         e = r.evidence
         rec.update(
             ratio=r.ratio,
-            difference_bytes=None if e is None else e.difference,
+            **{f"difference_{unit}": None if e is None else e.difference},
             p=None if e is None else e.p,
             test=None if e is None else e.test,
             why=None if e is None else e.why,
             threshold=result.rule.threshold,
-            floor_bytes=result.rule.floor,
+            **{f"floor_{unit}": result.rule.floor},
             alpha=result.rule.alpha,
             verdict=r.verdict,
             significant=r.verdict in (LARGER, SMALLER),

@@ -1,0 +1,144 @@
+"""Sweeps with runs in flight side by side, through the real CLI and fake programs of known cost:
+runs overlap only in the phases the rules allow (read from what each run recorded beside it), a
+cell that meets a thread limit runs alone, `--jobs 1` runs one at a time, and a stopped sweep
+leaves no process and no cgroup behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from runner.limits import read_limits
+from runner.measure import cgroups
+from runner.results import RunRecord, load_sweeps
+from runner.show.beside import clashes, own_phases
+from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
+from tests.support.process import processes_with
+
+FAKE = str(FIXTURE_TASKS / "fake" / "fake.py")
+SPAWN = {"FAKE_SPAWN_S": "0.3"}  # each run spawns for 0.3 s: a phase long enough to see
+
+
+def _tasks(tmp_path: Path) -> dict[str, str]:
+    """The fixture tasks plus `twin` (the fake program again) and `threaded` (the same, with one OS
+    thread per task in its manifest: past kernel.pid_max a cell of it meets a thread limit)."""
+    import shutil
+
+    tasks_dir = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS, tasks_dir)
+    for name, extra in (("twin", ""), ("threaded", "[variant.per_task]\nthreads = 1\n")):
+        folder = tasks_dir / name
+        folder.mkdir()
+        (folder / "task.toml").write_text(
+            f'[task]\ndescription = "the fake program, as {name}"\ninstall = "nothing"\n'
+            '[tools.python]\nfind = ["{python}"]\n[[build]]\ncommands = [["{python}", "-c", "pass"]]\n'
+            f'[[variant]]\nname = "{name}"\nrun = ["{{python}}", "{FAKE}", "{{n}}", "{{sleep}}"]\n{extra}'
+        )
+    return {"MEMRUN_TASKS": str(tasks_dir), **SPAWN}
+
+
+def _records(out: Path) -> list[RunRecord]:
+    return [RunRecord.from_json(r) for r in rows(out)]
+
+
+def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return min(a[1], b[1]) > max(a[0], b[0])
+
+
+@pytest.mark.serial
+def test_runs_overlap_only_while_the_others_hold_and_a_thread_limit_cell_runs_alone(tmp_path):
+    pid_max = read_limits().get("pid_max")
+    assert isinstance(pid_max, int)
+    big = pid_max + 1000  # past kernel.pid_max for a thread per task: predicted to meet it
+    env = _tasks(tmp_path)
+    out = tmp_path / "res"
+    args = ("sweep", "-r", "fake", "-r", "twin", "-r", "threaded", "--n", f"1,{big}", "--sleep", "5")
+    p = run(*args, "--jobs", "4", "--out", str(out), tmp_path=tmp_path, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = _records(out)
+    assert len(got) == 6 and {r.verdict for r in got} == {"valid"}, [(r.variant, r.n, r.reason) for r in got]
+    overlapped = 0
+    for r in got:
+        assert r.beside is not None and r.predicted is not None
+        phases = {phase: (a, b) for phase, a, b in own_phases(r)}
+        for e in r.beside:
+            overlapped += 1
+            if _overlaps((e["from_s"], e["to_s"]), phases["spawn"]):
+                assert e["phase"] == "hold", (r.variant, r.n, e)  # one spawn at a time, no wake in it
+            if _overlaps((e["from_s"], e["to_s"]), phases["end"]):
+                assert e["phase"] != "spawn", (r.variant, r.n, e)
+        assert clashes(r) == []
+    assert overlapped >= 2
+    limited = next(r for r in got if r.variant == "threaded" and r.n == big)
+    assert limited.beside == []
+    assert all(e["run_id"] != limited.run_id for r in got for e in r.beside or [])
+    end = load_sweeps([out])[-1]
+    assert end["jobs"] == 4 and end["total_wall_s"] < end["programs_wall_s"]
+    shown = run(
+        "inspect", str(out), "-r", "fake", "--n", "1", "--out", str(tmp_path / "f"), tmp_path=tmp_path
+    )
+    assert "  beside    " in shown.stdout, shown.stdout
+
+
+@pytest.mark.serial
+def test_jobs_1_runs_one_at_a_time_in_the_planned_order(tmp_path):
+    env = _tasks(tmp_path)
+    out = tmp_path / "res"
+    args = ("sweep", "-r", "fake", "-r", "twin", "--n", "1,2000", "--sleep", "1", "--jobs", "1")
+    p = run(*args, "--out", str(out), tmp_path=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    got = _records(out)
+    assert [(r.variant, r.n) for r in got] == [("fake", 1), ("twin", 1), ("fake", 2000), ("twin", 2000)]
+    assert all(r.beside == [] for r in got)
+    end = load_sweeps([out])[-1]
+    assert end["jobs"] == 1 and end["total_wall_s"] >= end["programs_wall_s"]
+
+
+def _run_cgroups_of(pid: int) -> list[Path]:
+    return [cg.path for cg, owner, _ in cgroups.run_cgroups() if owner == pid]
+
+
+@pytest.mark.serial
+def test_a_stopped_sweep_with_runs_in_flight_leaves_nothing_and_resume_runs_the_rest(tmp_path):
+    env = _tasks(tmp_path)
+    out = tmp_path / "res"
+    args = (
+        "sweep",
+        "-r",
+        "fake",
+        "-r",
+        "twin",
+        "-r",
+        "threaded",
+        "--n",
+        "1",
+        "--sleep",
+        "8",
+        "--out",
+        str(out),
+    )
+    p = memrun(*args, "--jobs", "4", tmp_path=tmp_path, env=env)
+    deadline = time.monotonic() + 60
+    while len(processes_with(FAKE)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    in_flight = processes_with(FAKE)
+    assert len(in_flight) >= 2, "two runs were never in flight at once"
+    cgroups_before = _run_cgroups_of(p.pid)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "--resume" in err
+    assert processes_with(FAKE) == []
+    assert _run_cgroups_of(p.pid) == [] and all(not path.exists() for path in cgroups_before)
+    assert rows(out) == []  # no run had finished: none is kept half-measured
+    ended = json.loads((out / "sweeps.jsonl").read_text().splitlines()[-1])
+    assert ended["event"] == "end" and ended["interrupted"] is True and ended["cells_run"] == 0
+    again = run(*args, "--jobs", "4", "--resume", tmp_path=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    assert sorted(r["variant"] for r in rows(out)) == ["fake", "threaded", "twin"]
+    assert os.path.exists(out / "runs.jsonl")
