@@ -11,6 +11,7 @@ from runner.cli import (  # noqa: F401  (registers)
     bisecting,
     capacity,
     deriving,
+    deriving_pages,
     explaining,
     inspecting,
     limits,

@@ -99,10 +99,6 @@ def books_table(views: list[BooksView], notes: dict[str, str]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-BEGIN = "<!-- explain:begin (generated from plots/explain by scripts/explain_docs.py; do not edit) -->"
-END = "<!-- explain:end -->"
-
-
 def dominant(s: Split) -> str:
     """One sentence: a split's full cost per task (resident parts and kernel parts) and the parts
     that make most of it, with their shares, in measured numbers."""
@@ -123,8 +119,9 @@ def dominant(s: Split) -> str:
 def docs_block(
     found: list[Split], views: list[BooksView], families: dict[str, str], notes: dict[str, str]
 ) -> str:
-    """The generated part of docs/explain.md: what dominates, per family, the table and the books."""
-    out = [BEGIN, ""]
+    """The generated part of docs/explain.md (`memrun derive explain`): what dominates, per
+    family, the table and the books."""
+    out = []
     for family in sorted({families.get(s.variant, "other") for s in found}):
         mine = [s for s in found if families.get(s.variant, "other") == family]
         out.append(f"- **{family}**: " + "; ".join(dominant(s) for s in mine) + ".")
@@ -134,6 +131,4 @@ def docs_block(
     if views:
         out += ["The runtimes' own books, per task, beside memrun's part of the same runs:", ""]
         out.append(books_table(views, notes).rstrip("\n"))
-        out.append("")
-    out.append(END)
-    return "\n".join(out)
+    return "\n".join(out).strip("\n") + "\n"

@@ -1,14 +1,13 @@
 """The table of every sleep program's `ready` proof, made from the manifests (`[variant.proof]`).
 
-tasks/README.md shows it between two markers; `scripts/proofs_table.py` writes it there and
-`--check` (and a test) fail when the committed block is not what the manifests give. A program a
+tasks/README.md holds it as a generated block (`memrun derive proofs`), which `memrun derive`
+writes and `memrun derive --check` (so CI) finds stale when the manifests changed. A program a
 version table puts in a variant's place (`[[versions.NAME.before]]` with a `run`, with its own
 `proof`) has its own row. Variants whose proofs read the same share one row.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -16,13 +15,7 @@ from runner.tasks.manifest import Variant
 from runner.tasks.proof import Proof
 from runner.tasks.versionspec import Before, VersionSpec
 
-BEGIN = "<!-- proofs: made by scripts/proofs_table.py from tasks/*/task.toml; edit those, not this -->"
-END = "<!-- end of proofs -->"
 HEAD = "| variant | proof | what `ready N` proves, and how |\n|---|---|---|"
-
-
-class StaleError(ValueError):
-    """The page has no block between the markers, or more than one."""
 
 
 @dataclass(frozen=True)
@@ -67,26 +60,3 @@ def rows(variants: Iterable[Variant]) -> list[Row]:
 def table(variants: Iterable[Variant]) -> str:
     """The Markdown table, one line per row."""
     return "\n".join([HEAD, *(r.line() for r in rows(variants))])
-
-
-def block(variants: Iterable[Variant]) -> str:
-    """The table between its markers, as the page holds it."""
-    return f"{BEGIN}\n{table(variants)}\n{END}"
-
-
-_BLOCK = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.DOTALL)
-
-
-def committed(page: str) -> str:
-    """The block the page holds; StaleError when it holds none or several."""
-    found = _BLOCK.findall(page)
-    if len(found) != 1:
-        raise StaleError(f"expected one block between {BEGIN!r} and {END!r}, found {len(found)}")
-    return found[0]
-
-
-def filled(page: str, variants: Iterable[Variant]) -> str:
-    """The page with its block made again from the manifests."""
-    committed(page)
-    fresh = block(variants)
-    return _BLOCK.sub(lambda _: fresh, page)

@@ -1,5 +1,5 @@
-"""runner.show.tables.proofs and scripts/proofs_table.py: tasks/README.md's table of `ready` proofs
-is made from the manifests, and a stale committed table fails here."""
+"""runner.show.tables.proofs and `memrun derive proofs`: tasks/README.md's table of `ready` proofs
+is made from the manifests, and `memrun derive --check` finds a stale committed table."""
 
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ from runner.show.tables import proofs
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "tasks" / "README.md"
-SCRIPT = ROOT / "scripts" / "proofs_table.py"
 
 
 def test_the_committed_table_is_the_one_the_manifests_give():
-    committed = proofs.committed(PAGE.read_text())
-    assert committed == proofs.block(tasks.load_all().values()), (
-        "tasks/README.md's proofs table is stale: run .venv/bin/python scripts/proofs_table.py"
+    assert "<!-- derived: memrun derive proofs -->" in PAGE.read_text()
+    assert proofs.table(tasks.load_all().values()) in PAGE.read_text(), (
+        "tasks/README.md's proofs table is stale: run memrun derive"
     )
 
 
@@ -34,30 +33,23 @@ def test_one_row_per_proof_with_the_version_tables_own_programs():
     assert sum(len(r.names) for r in rows) == len(tasks.load_all()) + len(legacy)
 
 
-def _script(tasks_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"MEMRUN_TASKS": str(tasks_dir), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, str(SCRIPT), *args], env=env, capture_output=True, text=True)
+def _derive(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """memrun derive in a checkout of one page and one task folder (MEMRUN_TASKS points at it)."""
+    env = {"MEMRUN_TASKS": str(root / "tasks"), "PATH": "/usr/bin:/bin"}
+    argv = [sys.executable, "-m", "runner", "derive", *args]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
 
 
-def test_the_script_finds_a_stale_table_and_writes_it_again(tmp_path):
-    tasks_dir = tmp_path / "tasks"
-    tasks_dir.mkdir()
-    shutil.copy(PAGE, tasks_dir / "README.md")
-    shutil.copytree(ROOT / "tasks" / "go", tasks_dir / "go")
-    assert _script(tasks_dir, "--check").returncode == 1  # the page lists 29 variants, here is one
-    assert _script(tasks_dir).returncode == 0
-    assert _script(tasks_dir, "--check").returncode == 0
-    assert "| go | counter + rule |" in (tasks_dir / "README.md").read_text()
-    manifest = tasks_dir / "go" / "task.toml"
+def test_derive_finds_a_stale_table_and_writes_it_again(tmp_path):
+    (tmp_path / "tasks").mkdir()
+    shutil.copy(PAGE, tmp_path / "tasks" / "README.md")
+    shutil.copytree(ROOT / "tasks" / "go", tmp_path / "tasks" / "go")
+    (tmp_path / "derived.toml").write_text('pages = ["tasks/README.md"]\n')
+    assert _derive(tmp_path, "--check").returncode == 1  # the page lists 29 variants, here is one
+    assert _derive(tmp_path).returncode == 0
+    assert _derive(tmp_path, "--check").returncode == 0
+    assert "| go | counter + rule |" in (tmp_path / "tasks" / "README.md").read_text()
+    manifest = tmp_path / "tasks" / "go" / "task.toml"
     manifest.write_text(manifest.read_text().replace('proof.kind = "counter"', 'proof.kind = "state"'))
-    stale = _script(tasks_dir, "--check")
+    stale = _derive(tmp_path, "--check")
     assert stale.returncode == 1 and "stale" in stale.stderr
-
-
-def test_a_page_without_its_markers_is_refused():
-    try:
-        proofs.filled("no table here", [])
-    except proofs.StaleError as e:
-        assert "found 0" in str(e)
-    else:
-        raise AssertionError("a page without the markers was filled")

@@ -1,0 +1,51 @@
+"""`memrun derive proofs` and `memrun derive explain`: the two generated blocks of the docs that
+are not a table of a sweep's figures (tasks/README.md's `ready` proofs, from the manifests;
+docs/explain.md's summary, from `memrun explain`'s runs). Like every block, they stand between
+`<!-- derived: … -->` markers, `memrun derive` writes them and `memrun derive --check` finds them
+stale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from runner.cli.app import InputError
+from runner.cli.deriving import derive
+
+
+@derive.command("proofs", short_help="The table of every sleep program's `ready` proof, from the manifests.")
+def proofs() -> None:
+    """One row per distinct proof ([variant.proof] of tasks/*/task.toml), in the manifests' order,
+    each version table's own program too: tasks/README.md's table."""
+    from runner import tasks
+    from runner.show.tables import proofs as table
+
+    click.echo(table.table(tasks.load_all().values()))
+
+
+@derive.command(
+    "explain", short_help="Where each byte of a task goes, per family: docs/explain.md's summary."
+)
+@click.argument("directory", type=click.Path(path_type=Path))
+def explain(directory: Path) -> None:
+    """From the runs `memrun explain` stored in DIRECTORY: what dominates a task's memory in each
+    family (at N = 100,000, or the largest N below it a variant reached), the split table, and the
+    runtimes' own books beside memrun's figures."""
+    from runner import tasks
+    from runner.analysis.explain import books_views, splits
+    from runner.results import ResultsError, load_records
+    from runner.show.figures.split import chosen
+    from runner.show.tables.explain import docs_block
+
+    try:
+        records = [r for _, r in load_records([directory])]
+    except ResultsError as e:
+        raise InputError(str(e)) from None
+    known = tasks.load_all()
+    found, _ = splits(records)
+    family = {n: v.family for n, v in known.items()}
+    shown = sorted(chosen(found), key=lambda s: (family.get(s.variant, ""), s.variant))
+    parts = {n: {f.name: f.part for f in v.books.figures} for n, v in known.items() if v.books}
+    notes = {n: v.books.note for n, v in known.items() if v.books}
+    click.echo(docs_block(shown, books_views(records, parts), family, notes), nl=False)
