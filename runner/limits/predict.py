@@ -8,7 +8,6 @@ need none (async tasks, green threads, VM processes) hits none of these.
 
 from __future__ import annotations
 
-from runner.limits import connections
 from runner.limits.hit import Hit
 from runner.limits.hit import round_up as _round_up
 from runner.limits.host import (
@@ -168,8 +167,7 @@ def predict(n: int, per_task: dict, limits: Limits, workload: str = DEFAULT) -> 
         _memory_hit(threads, limits),
     ]
     found = [hit for hit in checks if hit is not None]
-    if get(workload).descriptors:  # each task holds a connection: its limits come after
-        found += connections.hits(n, limits)
+    found += get(workload).limit_hits(n, limits)  # a connection's limits come after its thread's
     return found
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from runner.limits import journal
-from runner.limits.connections import SERVER_FLOOR_BYTES
 from runner.limits.host import (
     LABELS,
     PROC_SYS,
@@ -32,7 +31,6 @@ from runner.limits.host import (
     read_limits,
 )
 from runner.limits.predict import predict
-from runner.limits.sockets import with_conntrack_probe
 from runner.signals import Terminated as Terminated  # what raised_limits() turns SIGTERM into
 from runner.signals import sigterm_raises
 from runner.tasks.manifest import Variant
@@ -131,7 +129,7 @@ def read_for(workload: str) -> Limits:
     conntrack tracks loopback here (a probe that opens sockets, so only for a workload whose units
     hold descriptors)."""
     limits = read_limits()
-    return with_conntrack_probe(limits) if get(workload).descriptors else limits
+    return get(workload).probe_limits(limits)
 
 
 @contextlib.contextmanager
@@ -172,8 +170,9 @@ def for_budget(budget: int, variants: Sequence[Variant]) -> BudgetNeed | None:
     (async tasks under the sleep workload)."""
     workload = variants[0].workload if variants else DEFAULT
     threads = [v.per_task for v in variants if v.per_task.get("threads")]
-    if get(workload).descriptors:
-        return BudgetNeed(budget // SERVER_FLOOR_BYTES, [v.per_task for v in variants], workload)
+    floor = get(workload).budget_floor()  # every unit costs at least this (a connection's socket)
+    if floor is not None:
+        return BudgetNeed(budget // floor, [v.per_task for v in variants], workload)
     if threads:
         return BudgetNeed(budget // THREAD_FLOOR_BYTES, threads, workload)
     return None

@@ -112,3 +112,5 @@ def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp
     assert "buffers-loglog-peak_rss.svg" in names
     svg = (tmp_path / "plots" / "buffers-loglog-peak_rss.svg").read_text()
     assert "against N held buffers" in svg
+    bars = (tmp_path / "plots" / "buffers-bars-n1-peak_rss.svg").read_text()
+    assert ": 1 buffer" in bars and "connection" not in bars  # its own word for one, not another's

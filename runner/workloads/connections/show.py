@@ -3,7 +3,7 @@
 memory per connection, `ready` as the time to accept and read N), the heading's words, the load
 client's table under it, and the per-connection figure (user and kernel parts stacked).
 
-The views ask for it through the workload (Workload.module("show")) and never name it."""
+The views ask for it through the workload's methods (legend, tail, figures, ...) and never name it."""
 
 from __future__ import annotations
 

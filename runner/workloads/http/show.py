@@ -3,7 +3,7 @@ phases' medians (the `http` column: latency, CPU per 1,000 requests, memory idle
 saturation), its legend, heading and table (runner.workloads.http.table), and its figures
 (latency percentile curves per C, memory idle and under load: runner.workloads.http.figures).
 
-The views ask for it through the workload (Workload.module("show")) and never name it."""
+The views ask for it through the workload's methods (legend, tail, figures, ...) and never name it."""
 
 from __future__ import annotations
 
