@@ -88,6 +88,13 @@ class Workload:
     # The HTML report's paragraph on when a run of this workload counts, and on its programs.
     validity: str = ""
     program_html: str = ""
+    # Its lines in `--help` (runner.cli.options builds them from every registered workload): what a
+    # run of it keeps alive, in one line; what `sweep --workload NAME` and `capacity --workload NAME`
+    # measure, and what `report`/`plot` show of it, a paragraph each ("": nothing beyond the common).
+    about: str = ""
+    sweep_help: str = ""
+    capacity_help: str = ""
+    shown_help: str = ""
 
     @property
     def figure_prefix(self) -> str:

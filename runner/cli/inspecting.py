@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
+from runner.cli.options import out_option
+from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.inputs import parse_n
 from runner.workload import get as get_workload
 

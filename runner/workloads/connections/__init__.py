@@ -33,6 +33,29 @@ class Connections(HoldsDescriptors):
     )
     package = "runner.workloads.connections"
     holds_after_ready = True
+    about = (
+        "a server holding N idle TCP connections on 127.0.0.1, one task each in its runtime's idiom, "
+        "opened by memrun's own load client (outside the measured cgroup), held for the sleep once "
+        "the server says `ready N`, then closed"
+    )
+    sweep_help = (
+        "--workload connections measures memory per idle TCP connection instead: each variant's server "
+        '(tasks/README.md, "Connections protocol") accepts N connections from memrun\'s own load '
+        "client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the "
+        "server's), and reads one 16-byte message on each; once it says `ready N` the connections are "
+        "held for the sleep, then closed, and the server must exit 0. A run is invalid when a "
+        "connection was dropped or reset by the server before the close, the client could not open "
+        "N, or the server never said `ready N`. Variants without the workload are skipped, by name."
+    )
+    capacity_help = (
+        "--workload connections searches how many idle TCP connections a server holds in the budget "
+        "(memrun's load client runs outside the capped cgroup); variants without it are not searched."
+    )
+    shown_help = (
+        "connections: KiB per connection of user memory (RSS) and of kernel memory (the server's "
+        "cgroup), the load client's own peak and CPU time; its figures (connections-*) split the cost "
+        "per connection into the two."
+    )
     placeholders = ("port", "buffer")
     validity = (
         "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "

@@ -35,6 +35,22 @@ class Http(HoldsDescriptors):
     )
     package = "runner.workloads.http"
     holds_after_ready = True
+    about = (
+        "a keep-alive HTTP/1.1 server on 127.0.0.1 with N (C) connections from memrun's own open-loop "
+        "load client, sent each --rate in turn"
+    )
+    sweep_help = (
+        "--workload http measures an HTTP service under a steady request rate: N is C, the keep-alive "
+        "connections memrun's open-loop load client opens (default 100 and 10k); the server "
+        '(tasks/README.md, "HTTP protocol") runs pinned to its CPUs, the client on the others, and each '
+        "--rate is sent for --warmup, then measured for --window. Latency counts from each request's "
+        "scheduled time (no coordinated omission). A rate the server cannot keep (over 1 % short, or "
+        'p99 past --slo) is "saturated": a finding of a valid run, and no higher rate is sent.'
+    )
+    shown_help = (
+        "http: each rate's latency, CPU per 1,000 answers and memory idle and under load, in a table "
+        "and in figures (http-*), and the latencies as .hgrm percentile files beside them."
+    )
     placeholders = ("port", "images")
     default_ns = "100,1e4"
     parameters = (
