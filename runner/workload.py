@@ -235,7 +235,11 @@ class Workload:
 # --- the registry ---------------------------------------------------------------------------------
 
 DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored before there were others
-BUILT_IN = (DEFAULT, "connections", "http")  # packages of runner.workloads, loaded when first asked for
+# Each built-in workload's package of runner.workloads, loaded when first asked for. A package is
+# named for what it holds, never for a standard-library module (http's is `web`); the workload's
+# name is what stored rows say.
+_PACKAGES = {DEFAULT: "sleep", "connections": "connections", "http": "web"}
+BUILT_IN = tuple(_PACKAGES)
 _REGISTRY: dict[str, Workload] = {}
 
 
@@ -267,7 +271,7 @@ def get(name: str | None = None) -> Workload:
     An unknown name is a KeyError that lists the known ones."""
     name = name or DEFAULT
     if name not in _REGISTRY and name in BUILT_IN:
-        importlib.import_module(f"runner.workloads.{name}")  # registers itself
+        importlib.import_module(f"runner.workloads.{_PACKAGES[name]}")  # registers itself
     try:
         return _REGISTRY[name]
     except KeyError:

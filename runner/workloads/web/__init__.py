@@ -1,6 +1,7 @@
-"""The http workload: a keep-alive HTTP/1.1 service under a steady request rate (tasks/README.md,
-"HTTP protocol"): its memory idle and under load, its latency measured from each request's
-scheduled time (no coordinated omission), and its CPU per request.
+"""The http workload (this package is `web`, so as not to take the standard library's `http`): a
+keep-alive HTTP/1.1 service under a steady request rate (tasks/README.md, "HTTP protocol"): its memory
+idle and under load, its latency measured from each request's scheduled time (no coordinated
+omission), and its CPU per request.
 
 The server is measured as every program is (launcher, run cgroup, sampling); what differs lives
 here: memrun's own open-loop load client (client.c, driven by client.py) opens C connections from
@@ -17,7 +18,7 @@ from typing import Any
 
 from runner.workload import Parameter, Words, register
 from runner.workloads.descriptors import HoldsDescriptors
-from runner.workloads.http import params as p
+from runner.workloads.web import params as p
 
 IMAGES = 1000  # the redirect contest's avatars: `GET /` redirects to /Renard-<1..IMAGES>.png
 
@@ -33,7 +34,7 @@ class Http(HoldsDescriptors):
         spawn="open",
         against="against N keep-alive connections under load",
     )
-    package = "runner.workloads.http"
+    package = "runner.workloads.web"
     holds_after_ready = True
     about = (
         "a keep-alive HTTP/1.1 server on 127.0.0.1 with N (C) connections from memrun's own open-loop "
@@ -129,41 +130,41 @@ class Http(HoldsDescriptors):
             return ("fd-limit", f"not run: {problem + ')' if remedy else text}", remedy or None)
         return None
 
-    # Its views (runner.workloads.http.show), imported when a view asks.
+    # Its views (runner.workloads.web.show), imported when a view asks.
     def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.extras(runs)
 
     def legend(self, metric: str, summary: Any) -> str | None:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.legend(metric, summary)
 
     def heading(self, head: str) -> str:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.heading(head)
 
     def tail(self, recs: list[dict[str, Any]]) -> str:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.tail(recs)
 
     def figures(
         self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
     ) -> Iterator[tuple[str, Any]]:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.figures(runs, cells, metric, prefix, caption)
 
     def data_files(self, runs: Any, out_dir: Path, prefix: str) -> list[Path]:
-        from runner.workloads.http import show
+        from runner.workloads.web import show
 
         return show.data_files(runs, out_dir, prefix)
 
     def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
-        from runner.workloads.http.table import client_line
+        from runner.workloads.web.table import client_line
 
         return client_line(n, client)
 
