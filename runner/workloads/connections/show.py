@@ -13,14 +13,14 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from runner.analysis.connections import client_cells, kernel_cells
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
-from runner.show.figures.connections import per_connection_chart
-from runner.show.tables.connections import client_line as client_line  # `memrun inspect`'s line
-from runner.show.tables.connections import client_table
 from runner.show.text import sleep_note
 from runner.units import KIB
+from runner.workloads.connections.analysis import client_cells, kernel_cells
+from runner.workloads.connections.figures import per_connection_chart
+from runner.workloads.connections.table import client_line as client_line  # `memrun inspect`'s line
+from runner.workloads.connections.table import client_table
 
 
 def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
