@@ -149,7 +149,7 @@ def sweep(
         futex_hash=futex_hash,
         label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
         env_override=env_override,
-        workload=workload,
+        workload=workloads.get(workload),  # the name resolved once, here at the edge
         buffer=buffer,
         params=params,
         shard=shard,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from runner import workload as workloads
 from runner.limits import host, raising
 from tests.support.here import HERE, JAVA, RUST
 from tests.support.process import require
@@ -303,7 +304,7 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
         1,
         ResultsDir(tmp_path / "res"),
         raise_limits=True,
-        workload=workload,
+        workload=workloads.get(workload),
     )
     with pytest.raises(_Raised):
         sweep.run_sweep(opts)

@@ -91,7 +91,7 @@ def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp
     assert not tasks.build_all([variant], log=lambda line: None)
 
     out = tmp_path / "results"
-    opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload="buffers")
+    opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload=buffers)
     end = run_sweep(opts)
     assert end["cells_run"] == 2 and not end["interrupted"]
     runs, sweeps = load_runs([out]), load_sweeps([out])
