@@ -200,7 +200,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
     if opts.raise_limits and todo:
         # what the variants need as they run the sweep's workload (Variant.under says which)
         needs = [v.per_task for v in runnable(opts)]
-        limit_ctx = raised_limits(max(c.n for c in todo), needs, log=p.log, workload=opts.workload.name)
+        limit_ctx = raised_limits(max(c.n for c in todo), needs, log=p.log, workload=opts.workload)
     scheduler = Scheduler(opts.jobs, on_change=p.on_schedule)
     ctx.scheduler, ctx.pending = scheduler, {name: list(c) for name, c in by_variant(todo).items()}
     try:

@@ -129,7 +129,9 @@ class Sweeping:
         ]
         pred = predict(mine, v.name, cell.n, v.workload, rate=TYPICAL_PER_TASK_S)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
-        alone = alone_because(cell.n, v.per_task, self.limits, self.opts.raise_limits, True, v.workload)
+        alone = alone_because(
+            cell.n, v.per_task, self.limits, self.opts.raise_limits, True, self.opts.workload
+        )
         plan = Plan(str(index), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, alone=alone)
         wall = max(sleep, pred.spawn_s) + pred.exit_s
         return simulate.Job(
@@ -216,7 +218,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     workload = opts.workload  # the one its variant runs (Variant.under)
     pred = predict(ctx.mine(v.name), v.name, cell.n, v.workload)
     sleep = chosen_sleep(opts.sleep, pred, cell.n, v.per_task, ctx.limits)
-    alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, v.workload)
+    alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, workload)
     records: list[RunRecord] = []
     order: tuple | None = None
     retried = False
