@@ -61,7 +61,8 @@ class SweepOptions:
     futex_hash: int | None = None  # --futex-hash: buckets every process of a run asks for
     label: str | None = None  # stored in every run; None: the sweep's label is its host name
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
-    workload: str = workloads.DEFAULT  # what each program keeps alive (runner.workloads)
+    # What each program keeps alive (runner.workloads): resolved once, where the name was given.
+    workload: workloads.Workload = field(default_factory=workloads.get)
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
     params: dict[str, Any] = field(default_factory=dict)  # the workload's parameters (Workload.parameters)
     command: str = ""
@@ -86,17 +87,19 @@ class Progress:
 def runnable(opts: SweepOptions) -> list[tasks.Variant]:
     """The variants as they run the sweep's workload; those whose manifest lacks it are left out
     (skipped() names them)."""
-    return [v.under(opts.workload) for v in opts.variants if opts.workload in v.has]
+    name = opts.workload.name
+    return [v.under(name) for v in opts.variants if name in v.has]
 
 
 def skipped(opts: SweepOptions, refuse_all: bool = False) -> list[str]:
     """Variants the sweep does not run: their manifest has no table for its workload. refuse_all:
     a ValueError when that is every variant chosen (a sweep of nothing is a mistake)."""
-    names = [v.name for v in opts.variants if opts.workload not in v.has]
+    workload = opts.workload.name
+    names = [v.name for v in opts.variants if workload not in v.has]
     if refuse_all and names and len(names) == len(opts.variants):
         raise ValueError(
-            f"no variant selected has the {opts.workload} workload "
-            f"([variant.workloads.{opts.workload}] in its task.toml): {', '.join(names)}"
+            f"no variant selected has the {workload} workload "
+            f"([variant.workloads.{workload}] in its task.toml): {', '.join(names)}"
         )
     return names
 
@@ -106,7 +109,9 @@ def cells(opts: SweepOptions) -> list[Cell]:
     when it has one."""
     every = [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
     shard = opts.shard
-    return [c for c in every if shard is None or shard.owns(opts.workload, c.variant.name, c.n, c.repeat)]
+    return [
+        c for c in every if shard is None or shard.owns(opts.workload.name, c.variant.name, c.n, c.repeat)
+    ]
 
 
 def parameters(opts: SweepOptions) -> dict[str, Any]:
@@ -117,7 +122,7 @@ def parameters(opts: SweepOptions) -> dict[str, Any]:
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored rows of the sweep's workload (rows without one are sleep rows) and, for
     connections, of its buffer size: others are other cells."""
-    mine = workloads.get(opts.workload)
+    mine = opts.workload
     return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, parameters(opts))]
 
 
@@ -175,8 +180,8 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "raise_limits": opts.raise_limits,
         "memory_cap": opts.memory_cap,
         "env_override": opts.env_override,
-        "workload": opts.workload,
-        **workloads.get(opts.workload).record_fields(parameters(opts)),
+        "workload": opts.workload.name,
+        **opts.workload.record_fields(parameters(opts)),
         "skipped": skipped(opts),
         "shard": str(opts.shard) if opts.shard else None,
     }

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runner import tasks
-from runner import workload as workloads
 from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
 from runner.inputs import DEFAULT_SLEEP, SleepSpec
 from runner.judge import verdict
@@ -130,7 +129,9 @@ class Sweeping:
         ]
         pred = predict(mine, v.name, cell.n, v.workload, rate=TYPICAL_PER_TASK_S)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
-        alone = alone_because(cell.n, v.per_task, self.limits, self.opts.raise_limits, True, v.workload)
+        alone = alone_because(
+            cell.n, v.per_task, self.limits, self.opts.raise_limits, True, self.opts.workload
+        )
         plan = Plan(str(index), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, alone=alone)
         wall = max(sleep, pred.spawn_s) + pred.exit_s
         return simulate.Job(
@@ -165,7 +166,7 @@ def _identity(ctx: Sweeping, cell: Cell) -> dict[str, Any]:
         versions=ctx.versions[cell.variant.name],
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
-        **workloads.get(opts.workload).record_fields({"buffer": opts.buffer, **opts.params}),
+        **opts.workload.record_fields({"buffer": opts.buffer, **opts.params}),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )
@@ -186,10 +187,10 @@ def unrunnable(
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
         return verdict.build_failed(name, build_error)
-    if problem := workloads.get(opts.workload).cell_problem(cell.n):
+    if problem := opts.workload.cell_problem(cell.n):
         return verdict.Verdict("failed", *problem)
     if opts.memory_cap is not None:
-        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
+        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload.name)
         if need is not None and need.bytes > opts.memory_cap:
             return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
     return None
@@ -214,10 +215,10 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     cannot = unrunnable(cell, ctx.readiness[v.name], opts, ctx.runs())
     if cannot:
         return _not_run(ctx, lane, index, cell, cannot)
-    workload = workloads.get(v.workload)
+    workload = opts.workload  # the one its variant runs (Variant.under)
     pred = predict(ctx.mine(v.name), v.name, cell.n, v.workload)
     sleep = chosen_sleep(opts.sleep, pred, cell.n, v.per_task, ctx.limits)
-    alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, v.workload)
+    alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, workload)
     records: list[RunRecord] = []
     order: tuple | None = None
     retried = False

@@ -17,13 +17,17 @@ A workload says
 - its limit needs (a descriptor per unit: RLIMIT_NOFILE set per run, the descriptor, port and
   conntrack limits in predictions), and why a cell cannot run at all;
 - what its tables and figures add (the report's extra columns, an extra figure).
+
+Each capability is a method with a no-op default (as BenchExec's BaseTool2 has them): a view or a
+limit asks the workload and never checks what it has, so a new workload overrides what it adds.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -81,12 +85,16 @@ class Workload:
     parameters: tuple[Parameter, ...] = ()
     # The N a sweep of it runs when --n is not given (None: the sweep's own default).
     default_ns: str | None = None
-    # Each unit holds a file descriptor: memrun sets the run's RLIMIT_NOFILE for N, and the
-    # predictions count descriptors, ports and conntrack entries.
-    descriptors: bool = False
     # The HTML report's paragraph on when a run of this workload counts, and on its programs.
     validity: str = ""
     program_html: str = ""
+    # Its lines in `--help` (runner.cli.options builds them from every registered workload): what a
+    # run of it keeps alive, in one line; what `sweep --workload NAME` and `capacity --workload NAME`
+    # measure, and what `report`/`plot` show of it, a paragraph each ("": nothing beyond the common).
+    about: str = ""
+    sweep_help: str = ""
+    capacity_help: str = ""
+    shown_help: str = ""
 
     @property
     def figure_prefix(self) -> str:
@@ -157,10 +165,68 @@ class Workload:
         remedy), a failure the machine decides, stored as a row that says so."""
         return None
 
+    # --- what its views add (defaults: nothing beyond the common table and figures) ---------------
+
     def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        """Per (variant, N): the columns its report records add (`<package>.show`'s extras())."""
-        shown = self.module("show")
-        return shown.extras(runs) if shown is not None and hasattr(shown, "extras") else {}
+        """Per (variant, N): the columns its report records add."""
+        return {}
+
+    def legend(self, metric: str, summary: Any) -> str | None:
+        """The line under the report's table (None: the common one, in tasks' words)."""
+        return None
+
+    def heading(self, head: str) -> str:
+        """The report table's heading, in its words (head: the common one)."""
+        return head
+
+    def tail(self, recs: list[dict[str, Any]]) -> str:
+        """What the report adds below its legend (a load client's table): "" for nothing."""
+        return ""
+
+    def figures(
+        self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
+    ) -> Iterator[tuple[str, Any]]:
+        """(file stem without the workload prefix and label suffix, figure): its own figures."""
+        return iter(())
+
+    def data_files(self, runs: Any, out_dir: Path, prefix: str) -> list[Path]:
+        """Data files it writes beside its figures (the http workload's .hgrm): their paths."""
+        return []
+
+    def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
+        """`memrun inspect`'s line on a run's load client (None: it has none)."""
+        return None
+
+    def pinned_cpus(self, client: Mapping[str, Any] | None) -> str | None:
+        """The CPUs a run's program was pinned to (taskset's list), as its client record says; None
+        where memrun does not pin it."""
+        return None
+
+    # --- the limits its units meet (defaults: a unit holds nothing but its task) -----------------
+
+    def probe_limits(self, limits: Any) -> Any:
+        """The machine's limits (runner.limits.host.Limits) with whatever its plans need probed
+        besides (a workload whose units hold connections: whether conntrack tracks loopback)."""
+        return limits
+
+    def limit_hits(self, n: int, limits: Any) -> list[Any]:
+        """The limits N of its units meet beyond their threads' (runner.limits.hit.Hit each)."""
+        return []
+
+    def caps_n(self) -> bool:
+        """Whether its units meet limits of their own at some N (a descriptor each), so that a
+        capacity search starts below them even for a variant whose tasks need no thread."""
+        return False
+
+    def run_nofile(self, n: int, limits: Any) -> tuple[int | None, str] | None:
+        """The RLIMIT_NOFILE memrun gives its run at N, and where it came from; None: memrun sets
+        none, the run inherits memrun's soft limit."""
+        return None
+
+    def budget_floor(self) -> int | None:
+        """The least one of its units costs in bytes whatever the runtime (a connection's socket and
+        buffer), bounding the N a memory budget can hold; None: only threads' costs bound it."""
+        return None
 
     def __repr__(self) -> str:
         return f"<workload {self.name}>"
@@ -169,7 +235,11 @@ class Workload:
 # --- the registry ---------------------------------------------------------------------------------
 
 DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored before there were others
-BUILT_IN = (DEFAULT, "connections", "http")  # packages of runner.workloads, loaded when first asked for
+# Each built-in workload's package of runner.workloads, loaded when first asked for. A package is
+# named for what it holds, never for a standard-library module (http's is `web`); the workload's
+# name is what stored rows say.
+_PACKAGES = {DEFAULT: "sleep", "connections": "connections", "http": "web"}
+BUILT_IN = tuple(_PACKAGES)
 _REGISTRY: dict[str, Workload] = {}
 
 
@@ -201,7 +271,7 @@ def get(name: str | None = None) -> Workload:
     An unknown name is a KeyError that lists the known ones."""
     name = name or DEFAULT
     if name not in _REGISTRY and name in BUILT_IN:
-        importlib.import_module(f"runner.workloads.{name}")  # registers itself
+        importlib.import_module(f"runner.workloads.{_PACKAGES[name]}")  # registers itself
     try:
         return _REGISTRY[name]
     except KeyError:

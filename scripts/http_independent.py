@@ -1,5 +1,5 @@
 """Benchmark (not a test): memrun's achieved rate at saturation against an independent open-loop
-generator's (vegeta, runner.workloads.http.independent) on the same server and CPUs.
+generator's (vegeta, runner.workloads.web.independent) on the same server and CPUs.
 
 For each variant: one memrun http run at C connections and rate R (its own setup: the server
 in its cgroup, sampled, memrun's client), then vegeta against the same server started as a user
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runner import tasks
 from runner.execute import execute
 from runner.inputs import parse_n
-from runner.workloads.http.independent import attack, ensure_vegeta, installed_version, vegeta_path
-from runner.workloads.http.params import duration, split_cpus, text
+from runner.workloads.web.independent import attack, ensure_vegeta, installed_version, vegeta_path
+from runner.workloads.web.params import duration, split_cpus, text
 
 
 def memrun_rate(

@@ -1,3 +1,3 @@
 """What stored results compute, apart from how they are shown: the report's records and the cells
-the exports share, the comparison of two directories and its verdicts, the version axes, the naive
-capacity and the connections workload's cells. Nothing here draws or formats for a reader."""
+the exports share, the comparison of two directories and its verdicts, the version axes, and the naive
+capacity (a workload's own cells live in its package). Nothing here draws or formats for a reader."""

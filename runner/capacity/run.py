@@ -104,8 +104,9 @@ def _start(
     if variant.per_task.get("threads") and not known:  # an OS thread costs its kernel memory
         # (a guess from Rust's threads: C's fit 2 % more, so a stored answer is not cut by it)
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    limited = variant.per_task or get(variant.workload).descriptors  # a connection always needs one
-    if limited and (allowed := max_n(variant.per_task, read_limits(), workload=variant.workload)):
+    workload = get(variant.workload)
+    limited = variant.per_task or workload.caps_n()  # a connection always needs one
+    if limited and (allowed := max_n(variant.per_task, read_limits(), workload=workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
         # raised, with --raise-limits; Crystal's fiber stacks are mappings), or a connection's
         # descriptors (RLIMIT_NOFILE's hard limit, fs.nr_open): start just below.

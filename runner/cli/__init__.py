@@ -10,6 +10,7 @@ import click
 from runner.cli import (  # noqa: F401  (registers)
     bisecting,
     capacity,
+    comparing,
     deriving,
     deriving_pages,
     explaining,

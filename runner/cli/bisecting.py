@@ -10,13 +10,13 @@ runs as much as runs do.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
-from runner.bisection import Outcome, Probe, another_change, built, search
+from runner.bisection import Outcome, search
 from runner.bisection.probe import Prober
 from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.bisect_lines import probe_line, summary_lines
 from runner.cli.kernels import check_kernels, is_host, kernel_option
 from runner.cli.options import (
     INTERVAL_OPTION,
@@ -28,7 +28,6 @@ from runner.cli.options import (
 from runner.cli.progress import SweepPrinter
 from runner.inputs import SleepSpec, parse_n
 from runner.results import METRICS, ResultsDir, ResultsError
-from runner.units import KIB, MB
 
 
 @main.command(short_help="Find the first version whose per-task cost at N changes.")
@@ -140,7 +139,7 @@ def bisect(
                 command=" ".join(["memrun", *sys.argv[1:]]),
                 log=err,
                 progress=SweepPrinter,
-                on_probe=lambda p: click.echo(_line(p, n, metric)),
+                on_probe=lambda p: click.echo(probe_line(p, n, metric)),
                 kernel=None if is_host(kernel) else kernel,
             )
             if kernels:
@@ -152,58 +151,5 @@ def bisect(
             except KeyboardInterrupt:
                 click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
                 sys.exit(130)
-            for line in _summary(outcome, probe, spec.name, n, out):
+            for line in summary_lines(outcome, probe, spec.name, n, out):
                 click.echo(line)
-
-
-def _line(p: Probe, n: int, metric: str) -> str:
-    if p.per_task is None:
-        return f"  {p.version:<12} no figure: {p.problem}"
-    runs = f"{p.runs} run{'s' if p.runs > 1 else ''}"
-    spread = f", spread {p.spread:.1%}" if p.runs > 1 and p.spread is not None else ""
-    return (
-        f"  {p.version:<12} {p.per_task / KIB:6.3f} KiB/task at N={n:,}  "
-        f"({metric} {p.at_n / MB:,.1f} MB at N={n:,}, {p.at_1 / MB:,.1f} MB at N=1; {runs}{spread})"
-    )
-
-
-def _summary(outcome: Outcome, probe: Prober, name: str, n: int, out: ResultsDir) -> list[str]:
-    lines = [
-        "",
-        f"versions tried, in order ({name}; per-task cost at N={n:,}, change from {outcome.versions[0]}):",
-    ]
-    for version in dict.fromkeys(p.version for p in outcome.probes):
-        last = [p for p in outcome.probes if p.version == version][-1]
-        change = outcome.change(last)
-        verdict = outcome.judged.get(version)
-        said = "" if verdict is None else ("  changed" if verdict else "  same")
-        figure = "no figure" if last.per_task is None else f"{last.per_task / KIB:.3f} KiB/task"
-        delta = "" if change is None or version == outcome.versions[0] else f" ({change:+.1%})"
-        lines.append(f"  {version:<12} {figure}{delta}, {last.runs} run(s) at each N{said}")
-    count = built(outcome)
-    lines.append(
-        f"builds: {count} versions probed of {len(outcome.versions)} in the range "
-        f"({len(probe.built)} built now, {len(probe.up_to_date)} already up to date); "
-        f"bound ⌈log2 {len(outcome.versions)}⌉ + 2 = {outcome.bound}"
-    )
-    if outcome.first_changed:
-        before = [p for p in outcome.probes if p.version == outcome.last_same][-1]
-        after = [p for p in outcome.probes if p.version == outcome.first_changed][-1]
-        lines.append(
-            f"first changed: {name} {outcome.first_changed} "
-            f"({before.per_task / KIB:.3f} KiB/task at {outcome.last_same} → "
-            f"{after.per_task / KIB:.3f} at {outcome.first_changed}, "
-            f"{(after.per_task - before.per_task) / before.per_task:+.1%})"
-        )
-        later = another_change(outcome)
-        if later is not None and later.per_task is not None:
-            lines.append(
-                f"the range holds another change: {later.version} costs {later.per_task / KIB:.3f} KiB/task, "
-                f"{(later.per_task - after.per_task) / after.per_task:+.1%} from {outcome.first_changed}; "
-                f"`memrun bisect {probe.variant.name} {name} {outcome.first_changed}..{outcome.versions[-1]} "
-                f"--n {n}` finds the next"
-            )
-    if outcome.note:
-        lines.append(outcome.note)
-    lines.append(f"runs stored in {Path(out.path)}: memrun report {out.path}")
-    return lines

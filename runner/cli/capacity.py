@@ -18,15 +18,21 @@ from runner.cli.app import (
     refuse_taken_label,
     select_variants,
 )
+from runner.cli.capacity_here import searches_here
+from runner.cli.capacity_options import search_options
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
-from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option, workload_option
-from runner.cli.progress import capacity_progress
+from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option
 from runner.cli.sweep_options import jobs_option
+from runner.cli.workload_options import workload_option, workloads_epilog
 from runner.results import ResultsDir, ResultsError
 from runner.vm.guest import guest_args
 
 
-@main.command(cls=KeepsArgs, short_help="Find how many concurrent tasks fit in a memory budget.")
+@main.command(
+    cls=KeepsArgs,
+    short_help="Find how many concurrent tasks fit in a memory budget.",
+    epilog=workloads_epilog(lambda w: w.capacity_help),
+)
 @click.option(
     "--memory",
     "budgets_text",
@@ -35,38 +41,7 @@ from runner.vm.guest import guest_args
 )
 @click.option("-r", "--variant", "variant_names", multiple=True, help="Variant (repeatable; default: all).")
 @out_option("Results directory: every probe run goes to OUT/runs.jsonl, each result to OUT/capacity.jsonl.")
-@click.option(
-    "--from",
-    "history",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Results of earlier sweeps to predict the start of each search from [default: OUT itself]; "
-    "without any, two calibration runs (N=1 and N=10000) under the cap predict it.",
-)
-@click.option(
-    "--resume",
-    is_flag=True,
-    help="Skip every (variant, budget) OUT already holds an answer for. (Every search counts the "
-    "probes OUT holds anyway, an interrupted one's included, so nothing stored is run again needlessly.)",
-)
-@click.option(
-    "--fresh",
-    is_flag=True,
-    help="Set aside the stored runs and answer of each boundary and start from the sweeps' line (or "
-    "the smaller budget's answer): what a first search costs. Without it every stored run of the same "
-    "program, runtime versions, label and budget counts (a search runs only what they do not settle), "
-    "and an answer stored for an earlier program is the start, its first failing N the next probe.",
-)
-@click.option(
-    "--check",
-    is_flag=True,
-    help="Re-measure each answer OUT holds (for these budgets and variants): its max N once (three "
-    "times for a band) and 1.05 x its first failing N once, with the answer's sleep. The runs join "
-    "the evidence; a failure at max N (or a fit past the first failure) lowers the answer, the search "
-    "goes on until it is settled again, and the answer is stored again with the reason. Exit 1 "
-    "unless every answer holds (a point: max N fits, 1.05 x first failing N does not; a band: max N "
-    "fits in all three runs).",
-)
+@search_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
 @INTERVAL_OPTION
 @click.option(
@@ -127,9 +102,6 @@ def capacity(
     Where no memory cgroup can be capped (no root and no delegated cgroup), it refuses with exit
     status 2 before any probe: an answer found without a cap would be false.
 
-    --workload connections searches how many idle TCP connections a server holds in the budget
-    (memrun's load client runs outside the capped cgroup); variants without it are not searched.
-
     --kernel K runs the searches in a VM of that Debian kernel (as `sweep --kernel` does), with the
     stored runs of OUT to count and its answers stored under LABEL@RELEASE.
     """
@@ -167,7 +139,7 @@ def capacity(
         held = True
         for kernel in dict.fromkeys(kernels or ("host",)):
             if is_host(kernel):
-                held = _here(opts, check, as_json) and held
+                held = searches_here(opts, check, as_json) and held
             else:
                 base = searching.label_of(opts)
                 code = in_guest(kernel, "capacity", guest_args(given_args()), out, base, None).returncode
@@ -180,32 +152,6 @@ def capacity(
         sys.exit(1)
 
 
-def _here(opts, check: bool, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
-    """The searches (or checks) on this machine, their table printed; False when a check found an
-    answer that does not hold."""
-    from runner import capacity as searching
-    from runner.show.tables.capacity import capacity_json_lines, capacity_markdown, cost_total
-
-    try:
-        if check:
-            checks = searching.run_checks(opts, capacity_progress(), _on_check)
-        else:
-            results = searching.run_capacity(opts, capacity_progress())
-    except KeyboardInterrupt:
-        click.echo(f"interrupted: every probe is kept in {opts.out.path}; continue with --resume", err=True)
-        sys.exit(130)
-    except ResultsError as e:  # the label is another machine's there
-        raise InputError(str(e)) from None
-    if check:
-        return _report_checks(checks, opts.out, as_json)
-    rows = [r.to_json() for r in results]
-    if rows:
-        err(f"cost against the floor: {cost_total(rows)}")
-    shown = searching.mine(opts)
-    click.echo(capacity_json_lines(rows) if as_json else capacity_markdown(shown), nl=False)
-    return True
-
-
 def _budgets(text: str) -> list[int]:
     from runner.capacity.prepare import BudgetError, budgets
 
@@ -213,31 +159,3 @@ def _budgets(text: str) -> list[int]:
         return budgets(text)
     except BudgetError as e:
         raise InputError(str(e)) from None
-
-
-def _on_check(check) -> None:  # type: ignore[no-untyped-def]
-    from runner.show.tables.capacity import budget_label
-
-    where = f"{check.variant} in {budget_label(check.budget_bytes)}"
-    if check.skipped:
-        err(f"{where}: not checked: {check.skipped}")
-        return
-    row = check.to_json()
-    above = "failed" if row["above_failed"] else "fitted"
-    verdict = "holds" if check.held else "does NOT hold"
-    err(
-        f"{where}: {verdict} (N={check.max_n:,}: {row['fitted_at_max']} of {row['runs_at_max']} fitted; "
-        f"N={check.above_n:,} {above})" + (f"; {check.after.why}" if check.lowered_to is not None else "")
-    )
-
-
-def _report_checks(checks, out: ResultsDir, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
-    import json
-
-    from runner.show.tables.capacity import check_markdown
-
-    if not checks:
-        raise InputError(f"no capacity result in {out.path} for these variants and budgets to check")
-    rows = [c.to_json() for c in checks]
-    click.echo("".join(json.dumps(r) + "\n" for r in rows) if as_json else check_markdown(rows), nl=False)
-    return all(c.held for c in checks if not c.skipped)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.cli.options import workload_option
+from runner.cli.workload_options import workload_option
 
 SHOW_HELP = (
     "one: the value of the one variant (-r); range: lowest–highest; span: lowest (variant) to highest "

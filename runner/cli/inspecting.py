@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
+from runner.cli.options import out_option
+from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.inputs import parse_n
 from runner.workload import get as get_workload
 
@@ -128,9 +129,9 @@ def inspect(
             except OSError as e:
                 raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
         click.echo(("\n" if i else "") + story(case))
-        shown = get_workload(record.workload).module("show")
-        if record.client and shown is not None and hasattr(shown, "client_line"):
-            click.echo(shown.client_line(record.n, record.client))  # the workload's load client
+        line = get_workload(record.workload).client_line(record.n, record.client) if record.client else None
+        if line is not None:
+            click.echo(line)  # the workload's load client
 
 
 def _print_overlap(path: Path, records: list, variants: tuple[str, ...], n: int | None) -> None:

@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import click
 
-from runner import workload as workloads
 from runner.inputs import parse_size
 
 
@@ -129,54 +128,6 @@ class Size(click.ParamType):
         except ValueError as e:
             self.fail(str(e), param, ctx)
 
-
-WORKLOAD_HELP = (
-    "What each program keeps alive: 'sleep' = N tasks that sleep (the 2023 article's workload); "
-    "'connections' = a server holding N idle TCP connections on 127.0.0.1, one task each in its "
-    "runtime's idiom, opened by memrun's own load client (outside the measured cgroup), held for "
-    "the sleep once the server says `ready N`, then closed. Only variants whose manifest has the "
-    "workload run it ([variant.workloads.connections] in task.toml)."
-)
-
-
-def workload_option(help_text: str = WORKLOAD_HELP):  # type: ignore[no-untyped-def]
-    return click.option(
-        "--workload",
-        type=click.Choice(list(workloads.names())),
-        default=workloads.DEFAULT,
-        show_default=True,
-        help=help_text,
-    )
-
-
-def workload_parameters(f):  # type: ignore[no-untyped-def]
-    """One option per parameter of every known workload (runner.workload.Parameter), named and
-    explained by the workload: the command receives them as keyword arguments (None: not given),
-    and a workload gains an option without an edit here."""
-    for name in reversed(workloads.names()):
-        for p in reversed(workloads.get(name).parameters):
-            f = click.option(p.option, p.name, default=None, help=f"{name}: {p.help} [default: {p.default}]")(
-                f
-            )
-    return f
-
-
-def parameter_values(workload: str, given: dict[str, str | None]) -> dict[str, object]:
-    """The chosen workload's parameter values from the options given; an option of another
-    workload's is a ValueError (it would be silently ignored)."""
-    mine = workloads.get(workload)
-    own = {p.name for p in mine.parameters}
-    for name in workloads.names():
-        for p in workloads.get(name).parameters:
-            if p.name not in own and given.get(p.name) is not None:
-                raise ValueError(f"{p.option} is a parameter of --workload {name}, not of {workload}")
-    return mine.parse_parameters(given)
-
-
-SHOWN_WORKLOAD_HELP = (
-    "Which workload's runs to show: sleep (the default; rows stored before workloads existed are "
-    "sleep rows) or connections. A table or figure never mixes two workloads."
-)
 
 BUFFER_OPTION = click.option(
     "--buffer",

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from runner.cli.app import InputError, err, main
-from runner.cli.options import SHOWN_WORKLOAD_HELP, out_option, workload_option
+from runner.cli.loading import load_results, variant_models
+from runner.cli.options import out_option
+from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.results import METRICS, ResultsError
-from runner.results.record import TIME_METRICS
-
-
-def _load(results: tuple[str, ...], workload: str):  # type: ignore[no-untyped-def]
-    """The runs, sweeps and capacity answers of one workload in the given results directories
-    (default results/), each warning met on the way said in one line."""
-    from runner.results.selected import NothingSelected, load_selected
-
-    try:
-        selected = load_selected([Path(p) for p in (results or ("results",))], workload)
-    except (ResultsError, NothingSelected) as e:
-        raise InputError(str(e)) from None
-    for line in selected.warnings:
-        err(line)
-    return selected
-
 
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
 
@@ -42,12 +27,11 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
 
     One bar chart per N, a log-log chart of memory against N, and the per-task cost
     (M(N) - M(1)) / N. Cells without a valid run are drawn with their reason, never as zero.
-    --workload connections draws the connections runs (files named connections-*), with the cost
-    per connection split into user memory (RSS) and the kernel memory of the server's cgroup.
+    Another --workload's figures are named after it (connections-*), and it adds its own.
     """
     from runner.show import document
 
-    selected = _load(results, workload)
+    selected = load_results(results, workload)
     runs, sweeps, capacity = selected.runs, selected.sweeps, selected.capacity
     try:
         written, note = document.figures(runs, sweeps, Path(out_dir), metric, capacity)
@@ -115,9 +99,6 @@ def report(
     customSmallerIsBetter`), named without the machine so a kernel update keeps every series:
     one file per label (-o gab.json writes gab.SLUG.json for each when there are several), and
     for bmf the `bencher run --testbed SLUG` line to upload each with.
-
-    --workload connections shows the connections runs: KiB per connection of user memory (RSS)
-    and of kernel memory (the server's cgroup), and the load client's own peak and CPU time.
     """
     from runner.show.exports.output import check_writable, write_text
 
@@ -128,11 +109,11 @@ def report(
         raise InputError(str(e)) from None
     from runner.show import document
 
-    models = _models()
+    models = variant_models()
     if fmt == "html" and ctx.get_parameter_source("workload") is click.core.ParameterSource.DEFAULT:
         _page(results, metric, output, models)
         return
-    selected = _load(results, workload)
+    selected = load_results(results, workload)
     if fmt in ("bmf", "gab") and output:
         _write_exports(document.exports(selected.runs, selected.sweeps, fmt), fmt, Path(output))
         return
@@ -155,17 +136,6 @@ def report(
     except ValueError as e:
         raise InputError(str(e)) from None
     click.echo(output)
-
-
-def _models() -> dict[str, str]:
-    """variant -> how it keeps its tasks, from the manifests here: the runtimes' groups for
-    results stored before sweeps recorded it (none where the manifests cannot be read)."""
-    from runner import tasks
-
-    try:
-        return {name: v.model for name, v in tasks.load_all().items() if v.model}
-    except (tasks.ManifestError, OSError):
-        return {}
 
 
 def _page(results: tuple[str, ...], metric: str, output: str | None, models: dict[str, str]) -> None:
@@ -208,77 +178,3 @@ def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
         if hint := testbed_hint(fmt, label, path) if label else None:
             err(hint)
         click.echo(str(path))
-
-
-@main.command(short_help="Compare two results directories cell by cell; exit 1 on a regression.")
-@click.argument("base", type=click.Path())
-@click.argument("other", type=click.Path())
-@click.option(
-    "--metric",
-    type=click.Choice([*METRICS, *TIME_METRICS]),
-    default="peak_rss",
-    show_default=True,
-    help=METRIC_HELP + " ready_s: the spawn time, in seconds (its --floor too).",
-)
-@click.option(
-    "--threshold",
-    default="5%",
-    show_default=True,
-    help="Ratio factor: the medians must differ by more than this percentage of BASE.",
-)
-@click.option(
-    "--floor",
-    "floor_text",
-    default=None,
-    help="Absolute floor: the medians must also differ by more than this size (memory figures of "
-    "a small process wobble by a few hundred KiB between runs); 0 turns it off. "
-    "[default: 512KiB; for --metric ready_s, seconds: 0]",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Exit 1 also when a cell changed past the threshold and floor but had too few runs to "
-    "test (one run a side).",
-)
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
-@workload_option(SHOWN_WORKLOAD_HELP)
-def compare(
-    base: str,
-    other: str,
-    metric: str,
-    threshold: str,
-    floor_text: str | None,
-    strict: bool,
-    fmt: str,
-    workload: str,
-) -> None:
-    """Compare OTHER against BASE, two results directories (one label each), per (variant, N).
-    DIR:LABEL takes one label's runs from a directory that holds several (`memrun report DIR`
-    names them); capacity probes are never compared.
-
-    Both medians (min-max), the ratio OTHER / BASE, the evidence (runs a side, p) and a verdict.
-    Larger or smaller only when all three hold: the runs differ beyond chance (exact Mann-Whitney
-    U, p < 0.002, from 7 runs a side; with 2 to 6, 99 % confidence intervals apart), the ratio
-    passes --threshold, and the difference passes --floor. A change the runs cannot test (one
-    run a side) is "too few runs", with the --repeat that would decide it. What differs between
-    the two machines is listed, with a warning where it can move memory; toolchain versions and
-    settings that differ are shown per cell.
-
-    Exit status 1 when any cell is larger, or has a figure in BASE but none in OTHER (with
-    --strict, also on too few runs), so a CI job can guard a runtime upgrade; 0 otherwise; 2 on
-    bad input.
-    """
-    from runner.analysis.compare import compare_dirs, parse_floor, parse_threshold
-    from runner.show.tables.compare import render
-    from runner.significance.rule import Rule
-
-    try:
-        limit = parse_threshold(threshold)
-        seconds = metric in TIME_METRICS
-        floor = parse_floor(floor_text or ("0" if seconds else "512KiB"), seconds)
-        rule = Rule(threshold=limit, floor=floor, seconds=seconds)
-        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=workload)
-    except ValueError as e:  # ResultsError included
-        raise InputError(str(e)) from None
-    click.echo(render(result, fmt), nl=False)
-    sys.exit(1 if result.failed(strict) else 0)

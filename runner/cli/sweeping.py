@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import sys
 
 import click
 
@@ -13,25 +12,22 @@ from runner.cli.app import (
     check_futex_hash,
     check_raise_limits,
     err,
-    given_args,
     machine,
     main,
     refuse_taken_label,
     select_variants,
 )
-from runner.cli.kernels import check_kernels, in_guest, is_host
+from runner.cli.kernels import check_kernels, is_host
 from runner.cli.options import (
     BUFFER_OPTION,
     FUTEX_HASH_OPTION,
     INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
     out_option,
-    parameter_values,
     resolve_memory_cap,
     timeout_option,
-    workload_option,
-    workload_parameters,
 )
+from runner.cli.sweep_here import sweep_here, sweep_in_guest
 from runner.cli.sweep_options import (
     DEFAULT_NS,
     ENV_OPTION,
@@ -47,12 +43,22 @@ from runner.cli.sweep_options import (
     WAIT_OPTION,
 )
 from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
+from runner.cli.workload_options import (
+    parameter_values,
+    workload_option,
+    workload_parameters,
+    workloads_epilog,
+)
 from runner.inputs import sweep_inputs
 from runner.limits import futex
-from runner.results import ResultsDir, ResultsError, ResultsWriteError
+from runner.results import ResultsDir
 
 
-@main.command(cls=KeepsArgs, short_help="Measure every variant at every N and store the runs.")
+@main.command(
+    cls=KeepsArgs,
+    short_help="Measure every variant at every N and store the runs.",
+    epilog=workloads_epilog(lambda w: w.sweep_help),
+)
 @N_OPTION
 @VARIANT_OPTION
 @SLEEP_OPTION
@@ -111,21 +117,6 @@ def sweep(
     flight and its predicted peak fits in the memory the machine has free; other workloads, and
     cells that raise or meet a kernel limit, run alone. Each run records what ran beside it
     (`memrun inspect` tells it), and --jobs 1 runs one at a time, in order.
-
-    --workload connections measures memory per idle TCP connection instead: each variant's server
-    (tasks/README.md, "Connections protocol") accepts N connections from memrun's own load
-    client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the
-    server's), and reads one 16-byte message on each; once it says `ready N` the connections are
-    held for the sleep, then closed, and the server must exit 0. A run is invalid when a
-    connection was dropped or reset by the server before the close, the client could not open
-    N, or the server never said `ready N`. Variants without the workload are skipped, by name.
-
-    --workload http measures an HTTP service under a steady request rate: N is C, the keep-alive
-    connections memrun's open-loop load client opens (default 100 and 10k); the server
-    (tasks/README.md, "HTTP protocol") runs pinned to its CPUs, the client on the others, and each
-    --rate is sent for --warmup, then measured for --window. Latency counts from each request's
-    scheduled time (no coordinated omission). A rate the server cannot keep (over 1 % short, or p99
-    past --slo) is "saturated": a finding of a valid run, and no higher rate is sent.
     """
     from runner import sweep as sweeping
     from runner import workload as workloads
@@ -158,7 +149,7 @@ def sweep(
         futex_hash=futex_hash,
         label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
         env_override=env_override,
-        workload=workload,
+        workload=workloads.get(workload),  # the name resolved once, here at the edge
         buffer=buffer,
         params=params,
         shard=shard,
@@ -174,54 +165,7 @@ def sweep(
         except ValueError as e:
             raise InputError(str(e)) from None
         if not kernels:
-            _sweep(opts, out)
+            sweep_here(opts, out)
             return
         for kernel in dict.fromkeys(kernels):
-            _sweep(opts, out) if is_host(kernel) else _in_guest(kernel, opts, out)
-
-
-def _in_guest(kernel: str, opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
-    """The same cells in a VM of the kernel (runner.vm): built here first, run there."""
-    from runner import sweep as sweeping
-    from runner.vm.guest import guest_args
-
-    try:
-        sweeping.prepare(opts, log=err)
-    except ResultsError as e:
-        raise InputError(str(e)) from None
-    in_guest(kernel, "sweep", guest_args(given_args()), out, opts.label, opts.memory_cap)
-
-
-def _sweep(opts, out: ResultsDir) -> None:  # type: ignore[no-untyped-def]
-    from runner import sweep as sweeping
-    from runner.cli.progress import SweepPrinter
-    from runner.show.story import sweep_ended, write_failed
-
-    try:
-        sweeping.prepare(opts, log=err)
-    except ResultsError as e:
-        raise InputError(str(e)) from None
-    except ResultsWriteError as e:
-        raise click.ClickException(write_failed(e, out)) from None
-    printer = SweepPrinter()
-    try:
-        end = sweeping.run_sweep(opts, printer.progress())
-    except KeyboardInterrupt:
-        printer.clear()
-        click.echo(
-            f"interrupted: finished runs are kept in {out.path}/runs.jsonl; "
-            f"continue with the same command plus --resume",
-            err=True,
-        )
-        sys.exit(130)
-    except ResultsError as e:
-        raise InputError(str(e)) from None
-    except ResultsWriteError as e:  # disk full: exit status 1, every finished run intact
-        printer.clear()
-        raise click.ClickException(write_failed(e, out)) from None
-    except OSError as e:  # a limit that cannot be raised
-        printer.clear()
-        raise click.ClickException(f"sweep stopped, finished runs are kept in {out.path}: {e}") from None
-    printer.clear()
-    for line in sweep_ended(end, out):
-        click.echo(line)
+            sweep_here(opts, out) if is_host(kernel) else sweep_in_guest(kernel, opts, out)

@@ -120,17 +120,14 @@ def capped(run: _Run) -> Verdict | None:
     )
 
 
-def _run_nofile(run: _Run) -> tuple[int | None, str]:
-    """The RLIMIT_NOFILE the run's program had, and where it came from: under a workload whose units
-    hold descriptors (connections) the value memrun set (runner.limits.files, a function of N and
+def _run_nofile(run: _Run) -> tuple[tuple[int | None, str], bool]:
+    """The RLIMIT_NOFILE the run's program had, where it came from, and whether memrun set it: under
+    a workload whose units hold descriptors (connections) the value memrun set (a function of N and
     the limits), else the soft limit it inherited from memrun."""
-    if get(run.workload).descriptors:
-        try:
-            return files.run_nofile(run.n, run.limits).server, f"set by memrun for N = {run.n:,}"
-        except files.NofileError:
-            top, name = files.ceiling(run.limits)
-            return top, name
-    return int_value(run.limits, "nofile_soft"), "inherited from memrun"
+    own = get(run.workload).run_nofile(run.n, run.limits)
+    if own is not None:
+        return own, True
+    return (int_value(run.limits, "nofile_soft"), "inherited from memrun"), False
 
 
 def fd_limit(run: _Run) -> Verdict | None:
@@ -155,10 +152,10 @@ def fd_limit(run: _Run) -> Verdict | None:
         which = f"fs.file-max ({_count(limit)} file handles system-wide, {_count(open_now)} open now; ENFILE)"
         remedy = f"--raise-limits (root), or sysctl -w fs.file-max={target}"
     else:
-        limit, origin = _run_nofile(run)
+        (limit, origin), set_by_memrun = _run_nofile(run)
         which = f"RLIMIT_NOFILE of the run ({_count(limit)}, {origin}; EMFILE)"
         needed = run.n + files.SERVER_MIN_SPARE
-        if not get(run.workload).descriptors:
+        if not set_by_memrun:
             target = files.wanted(max(needed, 2 * (limit or 0)), 0)
             remedy = f"raise it in the shell that starts memrun (ulimit -n {target}): sleep runs inherit it"
         elif limit is not None and limit >= needed:

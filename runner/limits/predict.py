@@ -8,7 +8,6 @@ need none (async tasks, green threads, VM processes) hits none of these.
 
 from __future__ import annotations
 
-from runner.limits import connections
 from runner.limits.hit import Hit
 from runner.limits.hit import round_up as _round_up
 from runner.limits.host import (
@@ -23,7 +22,7 @@ from runner.limits.host import (
     Limits,
     int_value,
 )
-from runner.workload import DEFAULT, get
+from runner.workload import Workload
 
 
 def need(per_task: dict, key: str) -> int:
@@ -145,7 +144,7 @@ def _address_space_hit(stack: int, limits: Limits) -> Hit | None:
     return Hit("as_soft", "RLIMIT_AS (ulimit -v)", current, stack, None, "ulimit -v unlimited")
 
 
-def predict(n: int, per_task: dict, limits: Limits, workload: str = DEFAULT) -> list[Hit]:
+def predict(n: int, per_task: dict, limits: Limits, workload: Workload | None = None) -> list[Hit]:
     """The limits N tasks of a variant would exceed, given what each task needs of the OS.
 
     A variant whose tasks need no OS thread and no mapping (async tasks, goroutines, Erlang
@@ -168,13 +167,13 @@ def predict(n: int, per_task: dict, limits: Limits, workload: str = DEFAULT) -> 
         _memory_hit(threads, limits),
     ]
     found = [hit for hit in checks if hit is not None]
-    if get(workload).descriptors:  # each task holds a connection: its limits come after
-        found += connections.hits(n, limits)
+    if workload is not None:  # None: tasks alone (the sleep workload's units hold nothing else)
+        found += workload.limit_hits(n, limits)  # a connection's limits come after its thread's
     return found
 
 
 def max_n(
-    per_task: dict, limits: Limits, ceiling: int = 100_000_000, workload: str = DEFAULT
+    per_task: dict, limits: Limits, ceiling: int = 100_000_000, workload: Workload | None = None
 ) -> tuple[int, Hit] | None:
     """The largest N that hits no limit that makes runs fail, and the first such limit N+1 hits;
     None when nothing caps it. (A limit that only slows a run, an accept backlog, caps nothing.)

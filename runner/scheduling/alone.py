@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from runner.limits import predict as limit_hits
 from runner.limits.host import Limits
+from runner.workload import Workload
 
 
 def alone_because(
-    n: int, per_task: dict, limits: Limits, raised: bool, may_overlap: bool, workload: str = "sleep"
+    n: int, per_task: dict, limits: Limits, raised: bool, may_overlap: bool, workload: Workload | None = None
 ) -> str | None:
     """Why a cell must run with nothing beside it, or None. limits: as they were before the sweep
     raised any; raised: --raise-limits."""

@@ -135,9 +135,7 @@ def more_figures(
         from runner.workload import get
 
         workload = get(str(swept["workload"].iloc[0]))
-        shown_ = workload.module("show")
-        if shown_ is not None and hasattr(shown_, "data_files"):
-            written += shown_.data_files(swept, out_dir, workload.figure_prefix)
+        written += workload.data_files(swept, out_dir, workload.figure_prefix)
     if capacity:
         from runner.show.figures.capacity import capacity_figures
         from runner.show.figures.style import save

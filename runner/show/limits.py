@@ -11,7 +11,7 @@ from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.tasks import Variant
 from runner.units import count, size
-from runner.workload import DEFAULT, get
+from runner.workload import DEFAULT, Workload, get
 
 
 def _per_task_text(per_task: dict) -> str:
@@ -58,15 +58,17 @@ def variant_lines(
     per_task: dict,
     limits: Limits,
     records: Sequence[RunRecord] = (),
-    workload: str = DEFAULT,
+    workload: Workload | None = None,
 ) -> list[str]:
+    """One variant's lines: what caps its N here, and at N what it meets and what it takes
+    (workload: its units' own limits besides their threads'; None: tasks alone)."""
     cap = max_n(per_task, limits, workload=workload)
     limit_text = f"up to N ~ {cap[0]:,} here, then {cap[1].limit}" if cap else "no limit here caps it"
     lines = [f"  {name} ({_per_task_text(per_task)}): {limit_text}"]
     if n is not None:
         hits = predict(n, per_task, limits)  # a workload's own limits are listed above it
         lines += [f"    {hit.describe()}" for hit in hits] or [f"    fits N = {n:,}"]
-        takes = thread_need(records, name, per_task, n, limits, workload)
+        takes = thread_need(records, name, per_task, n, limits, workload.name if workload else DEFAULT)
         if takes:
             lines.append(f"    memory: {takes}")
     return lines

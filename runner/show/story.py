@@ -206,7 +206,7 @@ def story(case: Case) -> str:
     if r.user_s is not None and r.sys_s is not None:
         total = r.user_s + r.sys_s
         share = f" ({r.sys_s / total * 100:.0f} % in the kernel)" if total else ""
-        pinned = ((record.client or {}).get("cpus") or {}).get("server")  # an http server's taskset
+        pinned = get(record.workload).pinned_cpus(record.client)  # a server's taskset
         cpus = f" on {case.cpus} CPUs" if case.cpus else ""
         if pinned:
             cpus = f" pinned to CPU {pinned}" + (f" of {case.cpus}" if case.cpus else "")

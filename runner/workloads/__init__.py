@@ -1,3 +1,4 @@
 """The workloads' own packages, one each: sleep (the article's), connections (idle TCP
-connections). Each defines its Workload (runner.workload), registers it, and holds the code the
+connections), web (the http workload: a keep-alive HTTP service under load; not `http`, the
+standard library's name). Each defines its Workload (runner.workload), registers it, and holds the code the
 workload runs and shows (execute, limits, show) for runner.workload to load by name."""

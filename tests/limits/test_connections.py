@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from runner.limits import connections, max_n, predict
 from runner.limits.connections import EXEMPT, HIT, OK, SLOWS, UNUSED
+from runner.workload import get
 from tests.support.here import HERE_CONN, JAVA, PRIVILEGED
 
-CONNECTIONS = "connections"  # the workload, by the name a user gives
+CONNECTIONS = get("connections")  # the workload, resolved from the name a user gives
 
 
 def _by_limit(n: int, limits: dict) -> dict[str, connections.Check]:

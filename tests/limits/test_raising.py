@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from runner import workload as workloads
 from runner.limits import host, raising
 from tests.support.here import HERE, JAVA, RUST
 from tests.support.process import require
+
+CONNECTIONS = workloads.get("connections")
 
 
 def _read_map_count() -> int:
@@ -146,7 +149,7 @@ NR_OPEN = Path("/proc/sys/fs/nr_open")
 def test_plan_for_connections_raises_only_the_sysctls_n_connections_need():
     from tests.support.here import HERE_CONN, PRIVILEGED
 
-    plan = {c.name: (c.new, c.sysctl) for c in raising.plan(1_000_000, [{}], HERE_CONN, "connections")}
+    plan = {c.name: (c.new, c.sysctl) for c in raising.plan(1_000_000, [{}], HERE_CONN, CONNECTIONS)}
     assert plan == {"net.core.somaxconn": (65_535, "net/core/somaxconn")}  # RLIMIT_NOFILE is no sysctl
     assert raising.plan(1_000_000, [{}], HERE_CONN) == []  # the sleep workload needs none of them
     tracked = {
@@ -156,7 +159,7 @@ def test_plan_for_connections_raises_only_the_sysctls_n_connections_need():
         "file_max_enforced": 1,
         "file_max": 10**6,
     }
-    plan = {c.name: c.new for c in raising.plan(1_100_000, [{}, JAVA], tracked, "connections")}
+    plan = {c.name: c.new for c in raising.plan(1_100_000, [{}, JAVA], tracked, CONNECTIONS)}
     assert plan == {
         "fs.nr_open": 1_101_824,
         "fs.file-max": 2_203_648,
@@ -177,10 +180,10 @@ def test_for_budget_bounds_a_capacity_search_by_the_least_a_task_costs():
     assert raising.for_budget(256 << 20, [fake]) is None  # no thread, no connection: nothing to raise
     threads = replace(fake, per_task=RUST)
     need = raising.for_budget(256 << 20, [threads, fake])
-    assert need is not None and (need.n, need.per_task, need.workload) == (7281, [RUST], "sleep")
+    assert need is not None and (need.n, need.per_task, need.workload.name) == (7281, [RUST], "sleep")
     conn = replace(fake, workload="connections")
     need = raising.for_budget(256 << 20, [conn])
-    assert need is not None and (need.n, need.workload) == (131_072, "connections")  # 2 KiB each
+    assert need is not None and (need.n, need.workload) == (131_072, CONNECTIONS)  # 2 KiB each
 
 
 @contextlib.contextmanager
@@ -207,7 +210,7 @@ def test_raised_limits_for_connections_raises_somaxconn_and_restores_it():
         require(before < 65_000, "net.core.somaxconn below what a connections sweep asks")
         n = before + 1  # the accept queue of N connections: N
         log: list[str] = []
-        with raising.raised_limits(n, [{}], log.append, workload="connections") as raised:
+        with raising.raised_limits(n, [{}], log.append, workload=CONNECTIONS) as raised:
             inside = int(SOMAXCONN.read_text())
         assert raised == ["net.core.somaxconn"]
         assert inside == min(-(-n // 1024) * 1024, 65_535) > before
@@ -221,7 +224,8 @@ def test_raised_limits_for_connections_raises_somaxconn_and_restores_it():
 RAISE_AND_HANG = """
 import sys, time
 from runner.limits import raising
-with raising.raised_limits(int(sys.argv[1]), [{}], print, workload="connections") as raised:
+from runner.workload import get
+with raising.raised_limits(int(sys.argv[1]), [{}], print, workload=get("connections")) as raised:
     print("raised", *raised, flush=True)
     time.sleep(120)
 """
@@ -290,7 +294,7 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
 
     asked: list[tuple] = []
 
-    def record(n: int, per_task: list[dict], log: object, workload: str = "sleep") -> None:
+    def record(n: int, per_task: list[dict], log: object, workload: object = None) -> None:
         asked.append((n, per_task, workload))
         raise _Raised
 
@@ -303,9 +307,9 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
         1,
         ResultsDir(tmp_path / "res"),
         raise_limits=True,
-        workload=workload,
+        workload=workloads.get(workload),
     )
     with pytest.raises(_Raised):
         sweep.run_sweep(opts)
     per_task = [{}, {"threads": 1, "maps": 2}] if workload == "connections" else [{}, {}]
-    assert asked == [(1000, per_task, workload)]
+    assert asked == [(1000, per_task, workloads.get(workload))]

@@ -91,7 +91,7 @@ def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp
     assert not tasks.build_all([variant], log=lambda line: None)
 
     out = tmp_path / "results"
-    opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload="buffers")
+    opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload=buffers)
     end = run_sweep(opts)
     assert end["cells_run"] == 2 and not end["interrupted"]
     runs, sweeps = load_runs([out]), load_sweeps([out])
@@ -112,3 +112,5 @@ def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp
     assert "buffers-loglog-peak_rss.svg" in names
     svg = (tmp_path / "plots" / "buffers-loglog-peak_rss.svg").read_text()
     assert "against N held buffers" in svg
+    bars = (tmp_path / "plots" / "buffers-bars-n1-peak_rss.svg").read_text()
+    assert ": 1 buffer" in bars and "connection" not in bars  # its own word for one, not another's

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from runner import workload as workloads
 from runner.cli import main
-from runner.cli.options import parameter_values
+from runner.cli.workload_options import parameter_values
 from tests.support.cli import one_line_error, run
 
 

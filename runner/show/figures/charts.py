@@ -97,7 +97,6 @@ def figures(
     # A workload other than sleep names its files, so they never overwrite the sleep figures.
     workload = get(ctx.workload)
     prefix = workload.figure_prefix
-    shown = workload.module("show")
 
     def draw() -> Generator[tuple[str, Figure], None, None]:
         with plt.rc_context(STYLE):
@@ -110,9 +109,8 @@ def figures(
             where = split_chart(ctx.runs, ctx.prefix, ctx.caption)  # where each byte of a task goes
             if where is not None:
                 yield f"{prefix}split-per-task{suffix}", where
-            if shown is not None and hasattr(shown, "figures"):  # what the workload adds
-                for stem, fig in shown.figures(ctx.runs, ctx.cells, metric, ctx.prefix, ctx.caption):
-                    yield f"{prefix}{stem}{suffix}", fig
+            for stem, fig in workload.figures(ctx.runs, ctx.cells, metric, ctx.prefix, ctx.caption):
+                yield f"{prefix}{stem}{suffix}", fig  # what the workload adds
 
     return draw()
 
@@ -149,8 +147,8 @@ def _bar_chart(ctx: Context, n: int) -> Figure:
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     family_legend(ax, ctx.colors, ctx.family, [c["variant"] for c in drawn])
-    one, many = units(ctx.workload)
-    tasks = ("task" if one == "task" else "connection") if n == 1 else many
+    words = get(ctx.workload).words
+    tasks = words.per if n == 1 else words.title
     fig.suptitle(f"{ctx.prefix}{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     footnote(fig, _bar_notes(ctx, cells))

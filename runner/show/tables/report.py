@@ -61,9 +61,9 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
 
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
-    shown = get(workloads.only(summary)).module("show")
-    if shown is not None and hasattr(shown, "legend"):
-        return shown.legend(metric, summary)
+    own = get(workloads.only(summary)).legend(metric, summary)
+    if own is not None:
+        return own
     line = (
         f"MB = 10^6 bytes of {METRICS.get(metric, metric)}: median over valid repeats, "
         f"(min–max) when repeated, ⚠ when repeats differ by more than {SPREAD_LIMIT:.0%}. "
@@ -94,13 +94,10 @@ def to_markdown(
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
     head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
-    shown = get(recs[0]["workload"]).module("show")
-    if shown is not None and hasattr(shown, "tail"):  # what the workload adds below its legend
-        head = shown.heading(head)
-        added = shown.tail(recs)
-        tail = legend(metric, table) + "\n" + (f"\n{added}" if added else "")
-        return head + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])
-    return head + "\n".join(lines) + "\n\n" + legend(metric, table) + "\n" + idioms(variants, sweeps or [])
+    workload = get(recs[0]["workload"])
+    added = workload.tail(recs)  # what the workload adds below its legend
+    tail = legend(metric, table) + "\n" + (f"\n{added}" if added else "")
+    return workload.heading(head) + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])
 
 
 def idioms(variants: list[str], sweeps: list[dict[str, Any]]) -> str:

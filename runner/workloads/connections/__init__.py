@@ -11,15 +11,16 @@ This module only describes the workload, so that every layer can ask it without 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from runner.workload import Words, Workload, register
+from runner.workload import Words, register
+from runner.workloads.descriptors import HoldsDescriptors
 
 DEFAULT_BUFFER = 1024  # bytes each connection's task reads into (the `{buffer}` placeholder)
 
 
-class Connections(Workload):
+class Connections(HoldsDescriptors):
     name = "connections"
     words = Words(
         noun="connections",
@@ -32,8 +33,30 @@ class Connections(Workload):
     )
     package = "runner.workloads.connections"
     holds_after_ready = True
+    about = (
+        "a server holding N idle TCP connections on 127.0.0.1, one task each in its runtime's idiom, "
+        "opened by memrun's own load client (outside the measured cgroup), held for the sleep once "
+        "the server says `ready N`, then closed"
+    )
+    sweep_help = (
+        "--workload connections measures memory per idle TCP connection instead: each variant's server "
+        '(tasks/README.md, "Connections protocol") accepts N connections from memrun\'s own load '
+        "client, which runs in a cgroup of its own (its peak memory and CPU are recorded beside the "
+        "server's), and reads one 16-byte message on each; once it says `ready N` the connections are "
+        "held for the sleep, then closed, and the server must exit 0. A run is invalid when a "
+        "connection was dropped or reset by the server before the close, the client could not open "
+        "N, or the server never said `ready N`. Variants without the workload are skipped, by name."
+    )
+    capacity_help = (
+        "--workload connections searches how many idle TCP connections a server holds in the budget "
+        "(memrun's load client runs outside the capped cgroup); variants without it are not searched."
+    )
+    shown_help = (
+        "connections: KiB per connection of user memory (RSS) and of kernel memory (the server's "
+        "cgroup), the load client's own peak and CPU time; its figures (connections-*) split the cost "
+        "per connection into the two."
+    )
     placeholders = ("port", "buffer")
-    descriptors = True
     validity = (
         "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
         "out (every connection's task had read its first message), memrun's load client saw all N "
@@ -67,6 +90,39 @@ class Connections(Workload):
 
         fit = for_connections(n)
         return ("fd-limit", f"not run: {fit.problem}", fit.remedy) if fit.problem else None
+
+    # Its views (runner.workloads.connections.show), imported when a view asks.
+    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
+        from runner.workloads.connections import show
+
+        return show.extras(runs)
+
+    def legend(self, metric: str, summary: Any) -> str | None:
+        from runner.workloads.connections import show
+
+        return show.legend(metric, summary)
+
+    def heading(self, head: str) -> str:
+        from runner.workloads.connections import show
+
+        return show.heading(head)
+
+    def tail(self, recs: list[dict[str, Any]]) -> str:
+        from runner.workloads.connections import show
+
+        return show.tail(recs)
+
+    def figures(
+        self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
+    ) -> Iterator[tuple[str, Any]]:
+        from runner.workloads.connections import show
+
+        return show.figures(runs, cells, metric, prefix, caption)
+
+    def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
+        from runner.workloads.connections import show
+
+        return show.client_line(n, client)
 
 
 CONNECTIONS = register(Connections())

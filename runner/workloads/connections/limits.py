@@ -70,7 +70,7 @@ def limits_report(n: int | None, variants: Iterable[Variant], buffer: int = conn
     ]
     for check in conn.checks(n if n is not None else 1, limits, buffer):
         lines += _check_lines(check, n)
-    cap = max_n({}, limits, workload=CONNECTIONS.name)
+    cap = max_n({}, limits, workload=CONNECTIONS)
     lines += [
         "",
         f"Up to N ~ {cap[0]:,} connections here, then {cap[1].limit}."
@@ -84,7 +84,7 @@ def limits_report(n: int | None, variants: Iterable[Variant], buffer: int = conn
     if threaded:
         lines += ["", "Thread per connection (their threads count as well):"]
         for v in threaded:
-            lines += variant_lines(n, v.name, v.per_task, limits, workload=CONNECTIONS.name)
+            lines += variant_lines(n, v.name, v.per_task, limits, workload=CONNECTIONS)
     others = [v.name for v in having if not v.per_task]
     if others:
         lines += ["", *_wrap(f"No OS thread per connection (only the limits above): {', '.join(others)}")]
@@ -94,7 +94,7 @@ def limits_report(n: int | None, variants: Iterable[Variant], buffer: int = conn
             *_wrap(f"No connections workload in their manifest: {', '.join(lacking)}"),
         ]
     if n is not None:
-        changes = plan(n, [v.per_task for v in having], limits, CONNECTIONS.name)
+        changes = plan(n, [v.per_task for v in having], limits, CONNECTIONS)
         if changes:
             raised = ", ".join(f"{c.name} to {c.new:,}" for c in changes)
             lines += [

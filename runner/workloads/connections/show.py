@@ -3,7 +3,7 @@
 memory per connection, `ready` as the time to accept and read N), the heading's words, the load
 client's table under it, and the per-connection figure (user and kernel parts stacked).
 
-The views ask for it through the workload (Workload.module("show")) and never name it."""
+The views ask for it through the workload's methods (legend, tail, figures, ...) and never name it."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from runner.analysis.connections import client_cells, kernel_cells
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
-from runner.show.figures.connections import per_connection_chart
-from runner.show.tables.connections import client_line as client_line  # `memrun inspect`'s line
-from runner.show.tables.connections import client_table
 from runner.show.text import sleep_note
 from runner.units import KIB
+from runner.workloads.connections.analysis import client_cells, kernel_cells
+from runner.workloads.connections.figures import per_connection_chart
+from runner.workloads.connections.table import client_line as client_line  # `memrun inspect`'s line
+from runner.workloads.connections.table import client_table
 
 
 def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:

@@ -10,6 +10,7 @@ class Sleep(Workload):
     name = "sleep"
     words = Words("tasks", "task", "task", "concurrent tasks", "sleep", "spawn", "against N")
     package = "runner.workloads.sleep"
+    about = "N tasks that sleep (the 2023 article's workload)"
     overlaps = True  # a hold is N tasks asleep: the CPU idles, the figure is the tree's own
     validity = (
         "A run is a figure only if the program exited 0 and printed its `ready N` line, with the right "

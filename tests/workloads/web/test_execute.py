@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from runner.execute import execute
-from runner.workloads.http.client import HttpClient, ensure_client
-from runner.workloads.http.execute import free_port
+from runner.workloads.web.client import HttpClient, ensure_client
+from runner.workloads.web.execute import free_port
 
 SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": [], "client_spin": 0.0}
 
@@ -189,5 +189,5 @@ def test_the_client_checks_the_404_and_exits_cleanly_on_eof(fake_http, machine, 
 
 
 def test_the_client_builds():
-    pytest.importorskip("runner.workloads.http.client")
+    pytest.importorskip("runner.workloads.web.client")
     assert ensure_client().exists()

@@ -1,9 +1,9 @@
 """What the http workload adds to the report's records, table and figures: per (variant, C) its
 phases' medians (the `http` column: latency, CPU per 1,000 requests, memory idle and under load,
-saturation), its legend, heading and table (runner.workloads.http.table), and its figures
-(latency percentile curves per C, memory idle and under load: runner.workloads.http.figures).
+saturation), its legend, heading and table (runner.workloads.web.table), and its figures
+(latency percentile curves per C, memory idle and under load: runner.workloads.web.figures).
 
-The views ask for it through the workload (Workload.module("show")) and never name it."""
+The views ask for it through the workload's methods (legend, tail, figures, ...) and never name it."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from matplotlib.figure import Figure
 
 from runner.results.record import METRICS
 from runner.show.text import file_word
-from runner.workloads.http.analysis import hist_cells, phase_cells
-from runner.workloads.http.figures import cpu_chart, latency_chart, memory_chart
-from runner.workloads.http.table import client_line as client_line  # `memrun inspect`'s line
-from runner.workloads.http.table import http_table
+from runner.workloads.web.analysis import hist_cells, phase_cells
+from runner.workloads.web.figures import cpu_chart, latency_chart, memory_chart
+from runner.workloads.web.table import client_line as client_line  # `memrun inspect`'s line
+from runner.workloads.web.table import http_table
 
 
 def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
-    """Per (variant, C), its phases' medians under `http` (runner.workloads.http.analysis)."""
+    """Per (variant, C), its phases' medians under `http` (runner.workloads.web.analysis)."""
     return {key: {"http": cell} for key, cell in phase_cells(runs).items()}
 
 

@@ -121,8 +121,8 @@ def attack(
     """Start the variant's server on server_cpus, attack it with vegeta from client_cpus (a warm-up,
     then the measured window), stop the server; the window's figures."""
     from runner.execute import command
-    from runner.workloads.http import IMAGES
-    from runner.workloads.http.execute import free_port
+    from runner.workloads.web import IMAGES
+    from runner.workloads.web.execute import free_port
 
     binary = ensure_vegeta()
     port = free_port()

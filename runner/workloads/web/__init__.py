@@ -1,6 +1,7 @@
-"""The http workload: a keep-alive HTTP/1.1 service under a steady request rate (tasks/README.md,
-"HTTP protocol"): its memory idle and under load, its latency measured from each request's
-scheduled time (no coordinated omission), and its CPU per request.
+"""The http workload (this package is `web`, so as not to take the standard library's `http`): a
+keep-alive HTTP/1.1 service under a steady request rate (tasks/README.md, "HTTP protocol"): its memory
+idle and under load, its latency measured from each request's scheduled time (no coordinated
+omission), and its CPU per request.
 
 The server is measured as every program is (launcher, run cgroup, sampling); what differs lives
 here: memrun's own open-loop load client (client.c, driven by client.py) opens C connections from
@@ -11,15 +12,18 @@ execute.py runs one cell. This module only describes the workload.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from runner.workload import Parameter, Words, Workload, register
-from runner.workloads.http import params as p
+from runner.workload import Parameter, Words, register
+from runner.workloads.descriptors import HoldsDescriptors
+from runner.workloads.web import params as p
 
 IMAGES = 1000  # the redirect contest's avatars: `GET /` redirects to /Renard-<1..IMAGES>.png
 
 
-class Http(Workload):
+class Http(HoldsDescriptors):
     name = "http"
     words = Words(
         noun="connections",
@@ -30,10 +34,25 @@ class Http(Workload):
         spawn="open",
         against="against N keep-alive connections under load",
     )
-    package = "runner.workloads.http"
+    package = "runner.workloads.web"
     holds_after_ready = True
+    about = (
+        "a keep-alive HTTP/1.1 server on 127.0.0.1 with N (C) connections from memrun's own open-loop "
+        "load client, sent each --rate in turn"
+    )
+    sweep_help = (
+        "--workload http measures an HTTP service under a steady request rate: N is C, the keep-alive "
+        "connections memrun's open-loop load client opens (default 100 and 10k); the server "
+        '(tasks/README.md, "HTTP protocol") runs pinned to its CPUs, the client on the others, and each '
+        "--rate is sent for --warmup, then measured for --window. Latency counts from each request's "
+        "scheduled time (no coordinated omission). A rate the server cannot keep (over 1 % short, or "
+        'p99 past --slo) is "saturated": a finding of a valid run, and no higher rate is sent.'
+    )
+    shown_help = (
+        "http: each rate's latency, CPU per 1,000 answers and memory idle and under load, in a table "
+        "and in figures (http-*), and the latencies as .hgrm percentile files beside them."
+    )
     placeholders = ("port", "images")
-    descriptors = True
     default_ns = "100,1e4"
     parameters = (
         Parameter(
@@ -110,6 +129,48 @@ class Http(Workload):
             problem, _, remedy = text.partition("): ")
             return ("fd-limit", f"not run: {problem + ')' if remedy else text}", remedy or None)
         return None
+
+    # Its views (runner.workloads.web.show), imported when a view asks.
+    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
+        from runner.workloads.web import show
+
+        return show.extras(runs)
+
+    def legend(self, metric: str, summary: Any) -> str | None:
+        from runner.workloads.web import show
+
+        return show.legend(metric, summary)
+
+    def heading(self, head: str) -> str:
+        from runner.workloads.web import show
+
+        return show.heading(head)
+
+    def tail(self, recs: list[dict[str, Any]]) -> str:
+        from runner.workloads.web import show
+
+        return show.tail(recs)
+
+    def figures(
+        self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
+    ) -> Iterator[tuple[str, Any]]:
+        from runner.workloads.web import show
+
+        return show.figures(runs, cells, metric, prefix, caption)
+
+    def data_files(self, runs: Any, out_dir: Path, prefix: str) -> list[Path]:
+        from runner.workloads.web import show
+
+        return show.data_files(runs, out_dir, prefix)
+
+    def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
+        from runner.workloads.web.table import client_line
+
+        return client_line(n, client)
+
+    def pinned_cpus(self, client: Mapping[str, Any] | None) -> str | None:
+        """The server's taskset list, as the load client recorded it."""
+        return ((client or {}).get("cpus") or {}).get("server")
 
 
 HTTP = register(Http())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.workloads.http import params
+from runner.workloads.web import params
 
 
 def test_durations_and_rates():

@@ -2,7 +2,7 @@
 p99.9 from the scheduled time, pooled over the valid runs, with the runs' spread), the client's
 send lag, the server's CPU per 1,000 answers, its peak memory in the window and the connections
 it closed; or where the rate saturated the server (what it reached, the share censored), or
-where the client was too late for the latency to be the server's (runner.workloads.http.analysis
+where the client was too late for the latency to be the server's (runner.workloads.web.analysis
 gives the cells)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from runner.show.text import n_label
 from runner.units import MB
-from runner.workloads.http.analysis import too_few
-from runner.workloads.http.judge import CLIENT_LAG
+from runner.workloads.web.analysis import too_few
+from runner.workloads.web.judge import CLIENT_LAG
 
 
 def _ms(us: float | None) -> str:

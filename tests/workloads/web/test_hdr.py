@@ -7,7 +7,7 @@ import random
 
 from hdrh.histogram import HdrHistogram
 
-from runner.workloads.http import hdr
+from runner.workloads.web import hdr
 
 
 def _both(values: list[int]) -> tuple[hdr.Hist, HdrHistogram]:

@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 
 from runner.results.summary import counted_runs
-from runner.workloads.http.hdr import PERCENTILES, Hist, pooled, us
-from runner.workloads.http.judge import CLIENT_LAG, client_limited, saturation
+from runner.workloads.web.hdr import PERCENTILES, Hist, pooled, us
+from runner.workloads.web.judge import CLIENT_LAG, client_limited, saturation
 
 LATENCY = (*PERCENTILES, "max_us")
 HISTS = ("latency", "service", "send_lag", "censored")

@@ -29,7 +29,7 @@ from runner.judge import verdict
 from runner.judge.verdict import Verdict
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
-from runner.workloads.http.client import HttpReport
+from runner.workloads.web.client import HttpReport
 
 LOAD_DONE = "the load is over"  # the reason memrun stops a run after its last phase
 SHORTFALL = 0.01  # a phase that achieved over 1 % less than its rate saturated the server

@@ -10,7 +10,7 @@ from runner.results import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.figures.charts import plot_results
 from runner.show.tables import report
-from runner.show.tables.connections import client_line
+from runner.workloads.connections.table import client_line
 from tests.support.cli import show
 from tests.support.crafted import write_results
 

@@ -1,5 +1,5 @@
-"""Words and tables only the connections workload has (its cells: runner.analysis.connections;
-its figure: runner.show.figures.connections).
+"""Words and tables only the connections workload has, beside its cells (.analysis) and its figure
+(.figures) in its package.
 
 Per connection, memory is two things: what the server's processes hold (user memory: RSS, the
 headline) and what the kernel holds for the server in its cgroup (the socket, its file and inode,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import resource
 import time
 
-from runner.workloads.http.client import HttpClient, HttpReport
-from runner.workloads.http.judge import LOAD_DONE, saturation
+from runner.workloads.web.client import HttpClient, HttpReport
+from runner.workloads.web.judge import LOAD_DONE, saturation
 
 IDLE_S = 1.0  # the C connections held idle before the first rate: the idle figure's samples
 

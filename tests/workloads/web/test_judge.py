@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runner.workloads.http.judge import phases_text, saturation
+from runner.workloads.web.judge import phases_text, saturation
 
 
 def _phase(rate: float, achieved: float, p99_us: int, unanswered: int = 0) -> dict:

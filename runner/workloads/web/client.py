@@ -15,8 +15,8 @@ from typing import Any
 
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
-from runner.workloads.http import hdr
 from runner.workloads.launched import FINISH_S, Ended, LaunchedClient, ended_fields, problem
+from runner.workloads.web import hdr
 
 SOURCE = Path(__file__).with_name("client.c")
 DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
@@ -26,7 +26,7 @@ def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
     """A `phase` line as the run record keeps it: every histogram the client printed as raw counts
     (latency from the scheduled time with the unanswered requests censored in it, service from
     the send, the client's send lag, the censored ones alone) read into percentiles and stored in
-    HdrHistogram's encoding (runner.workloads.http.hdr)."""
+    HdrHistogram's encoding (runner.workloads.web.hdr)."""
     censored = raw.get("censored")
     return {
         **raw,
@@ -53,7 +53,7 @@ class HttpReport(Ended):
 
     phases: one per rate sent (client.c's `phase` line: the rate achieved, latency from the
     scheduled time and from the send, wrong answers...), each with the server's figures over its
-    window added by runner.workloads.http.execute (`server`)."""
+    window added by runner.workloads.web.execute (`server`)."""
 
     summary: dict[str, Any] | None = None
     connected_s: float | None = None  # seconds from the client's start to `connected C`

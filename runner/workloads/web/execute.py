@@ -15,11 +15,11 @@ from runner.limits import files
 from runner.measure.result import Sample
 from runner.tasks import Variant
 from runner.workload import Workload
-from runner.workloads.http import IMAGES
-from runner.workloads.http.client import DRAIN_S, HttpClient, HttpReport
-from runner.workloads.http.judge import judge
-from runner.workloads.http.load import Load
-from runner.workloads.http.params import memrun_cpus, split_cpus, text
+from runner.workloads.web import IMAGES
+from runner.workloads.web.client import DRAIN_S, HttpClient, HttpReport
+from runner.workloads.web.judge import judge
+from runner.workloads.web.load import Load
+from runner.workloads.web.params import memrun_cpus, split_cpus, text
 
 CONNECT_RATE = 2000  # connections per second the default timeout allows for
 

@@ -1,0 +1,34 @@
+"""What the commands that show stored results load: one workload's runs, sweeps and capacity
+answers, and each variant's model from the manifests (for results stored before sweeps recorded it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runner.cli.app import InputError, err
+from runner.results import ResultsError
+
+
+def load_results(results: tuple[str, ...], workload: str):  # type: ignore[no-untyped-def]
+    """The runs, sweeps and capacity answers of one workload in the given results directories
+    (default results/), each warning met on the way said in one line."""
+    from runner.results.selected import NothingSelected, load_selected
+
+    try:
+        selected = load_selected([Path(p) for p in (results or ("results",))], workload)
+    except (ResultsError, NothingSelected) as e:
+        raise InputError(str(e)) from None
+    for line in selected.warnings:
+        err(line)
+    return selected
+
+
+def variant_models() -> dict[str, str]:
+    """variant -> how it keeps its tasks, from the manifests here: the runtimes' groups for
+    results stored before sweeps recorded it (none where the manifests cannot be read)."""
+    from runner import tasks
+
+    try:
+        return {name: v.model for name, v in tasks.load_all().items() if v.model}
+    except (tasks.ManifestError, OSError):
+        return {}
