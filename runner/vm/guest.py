@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from runner import hostinfo
 from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
 from runner.results.merge import Merged, merge
@@ -107,6 +108,7 @@ def run(
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
+        **({hostinfo.REVISION_ENV: rev} if (rev := hostinfo.git_revision()) else {}),
         registry.LISTINGS_ENV: str(share / "listings.json"),
         **{k: os.environ[k] for k in PASSED_ENV if k in os.environ},
     }
