@@ -215,11 +215,30 @@ def recover(log: Callable[[str], None]) -> list[int]:
     return killed
 
 
+def virtualisation_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The CPU's hardware virtualisation flags (vmx: Intel VT-x, svm: AMD-V) as the kernel lists
+    them; an unreadable cpuinfo counts as having them (the probe boot then decides)."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return {"unknown"}
+    flags = {word for line in text.splitlines() if line.startswith("flags") for word in line.split()}
+    return flags & {"vmx", "svm"}
+
+
 def kvm_usable(image: Path, release: str, log: Callable[[str], None]) -> bool:
     """Whether KVM boots this kernel here: /dev/kvm usable, then a probe boot that must run
     `true` within KVM_PROBE_S (kept per host and guest kernel in build/vm/kvm.json)."""
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         log("memrun: no usable /dev/kvm: the guest runs under TCG emulation (about 10x slower, same memory)")
+        return False
+    if not virtualisation_flags():
+        # KVM runs guests on the CPU's VMX or SVM; a /dev/kvm without them (a sandbox's, a nested
+        # host that hides them) hangs a boot, so the probe would only wait its KVM_PROBE_S out
+        log(
+            "memrun: this CPU shows no vmx or svm flag (/proc/cpuinfo): the guest runs under TCG "
+            "emulation (about 10x slower, same memory)"
+        )
         return False
     key = f"{os.uname().release} -> {release}"
     try:
