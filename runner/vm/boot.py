@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -121,7 +122,7 @@ def run(
     teed = console is not None and not capture
     piped = capture or teed
     proc = subprocess.Popen(
-        guest.argv(command),
+        guest.argv(_script(guest, command)),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE if piped else None,
         stderr=subprocess.PIPE if piped else None,
@@ -158,6 +159,19 @@ def run(
         if teed:
             kept.close()
         record.unlink(missing_ok=True)
+
+
+COMMAND_FILE = ".memrun-command.sh"
+
+
+def _script(guest: Guest, command: str) -> str:
+    """The command as a script in the guest's shared folder, and the short line that runs it.
+    virtme-ng passes --exec on the kernel's command line, which x86 cuts at 2,048 bytes: a
+    command with long paths or many variables lost its end there (virtme-ng's init= with it),
+    and the guest then waited for nothing, idle, with no error."""
+    path = guest.share / COMMAND_FILE
+    path.write_text(f"#!/bin/sh\n{command}\n")
+    return f"sh {shlex.quote(str(path))}"
 
 
 def _tee(stream: IO[str], shown: IO[str], kept: IO[str], lock: threading.Lock) -> None:

@@ -44,3 +44,18 @@ def test_without_the_flags_no_probe_boots(tmp_path, monkeypatch, flags):
         assert usable and probes == ["true"] and not said
     else:
         assert not usable and probes == [] and "no vmx or svm flag" in said[0]
+
+
+def test_a_long_command_reaches_the_guest_whole_through_a_short_exec_line(tmp_path):
+    """virtme-ng puts --exec on the kernel's command line, which x86 cuts at 2,048 bytes: the
+    command goes in a script in the shared folder, and --exec only runs it (as the guest's init
+    does, with sh -c)."""
+    share = tmp_path / "share"
+    share.mkdir()
+    guest = boot.Guest(Path("/vmlinuz"), "6.12.1", 256 << 20, 1, False, share)
+    long = "X=" + "x" * 5000
+    line = boot._script(guest, f"{long} sh -c 'echo ${{#X}} $0' ok; exit 3")
+    argv = guest.argv(line)
+    assert argv[argv.index("--exec") + 1] == line and len(line) < 200, line
+    done = boot.subprocess.run(["sh", "-c", line], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 3 and done.stdout.split() == ["5000", "ok"], done
