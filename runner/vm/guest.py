@@ -43,6 +43,20 @@ PASSED_ENV = ("MEMRUN_TASKS", "MEMRUN_BUILD")  # where the tasks and builds are,
 MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out, --label, --raise-limits
 
 
+def memory_for(cap: int | None) -> int:
+    """A guest's memory: the cap given, else the machine's default cap (MemAvailable less a
+    reserve) rounded down to a power of two. The guest's RAM is part of the machine its runs
+    record, and a label holds one machine: a default that followed MemAvailable to the byte
+    made the next `--kernel` call of the same label (a --resume, a --check, a bisect's next
+    version) another machine as soon as the host's free memory moved by 1 %."""
+    from runner.limits.host import default_memory_cap
+
+    if cap:
+        return cap
+    default = default_memory_cap() or (2 << 30)
+    return 1 << (default.bit_length() - 1)
+
+
 def guest_args(argv: list[str]) -> list[str]:
     """A command's arguments as typed, without the options the guest sets itself."""
     out: list[str] = []
