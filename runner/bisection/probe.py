@@ -109,7 +109,6 @@ class Prober:
     def _in_guest(self, version: str, runs: int) -> list[str]:
         """The version's runs at N=1 and N made by a sweep in the kernel's guest (built here, its
         choice of version given to the guest with the host's listing); the ids of its sweeps."""
-        from runner.limits.host import default_memory_cap
         from runner.vm import guest
 
         args = ["-r", self.variant.name, "--version", f"{self.spec.name}={version}", "--n", f"1,{self.n}"]
@@ -119,7 +118,7 @@ class Prober:
         before = self._sweep_ids()
         assert self.kernel is not None
         # the guest's memory is this machine's cap; its runs' cap is the guest's own (auto)
-        memory = self.memory_cap or default_memory_cap() or (2 << 30)
+        memory = guest.memory_for(self.memory_cap)
         guest.run(self.kernel, "sweep", args, self.out, self.label, memory, self.log)
         return sorted(self._sweep_ids() - before)
 

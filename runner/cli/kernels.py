@@ -44,11 +44,11 @@ def is_host(kernel: str) -> bool:
 
 def in_guest(kernel: str, command: str, args: list[str], out: ResultsDir, label: str, cap: int | None):  # type: ignore[no-untyped-def]
     """`memrun COMMAND ARGS` in a guest of the kernel, its runs joined into OUT; the guest's memory
-    is the host's cap (the given one, else the default). Returns runner.vm.guest.GuestRun."""
-    from runner.limits.host import default_memory_cap
+    is the host's cap (the given one, else the default, rounded: runner.vm.guest.memory_for).
+    Returns runner.vm.guest.GuestRun."""
     from runner.vm import VmError, guest
 
-    memory = cap or default_memory_cap() or (2 << 30)
+    memory = guest.memory_for(cap)
     try:
         done = guest.run(kernel, command, args, out, label, memory, log=err)
     except VmError as e:

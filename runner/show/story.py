@@ -24,7 +24,7 @@ from runner.measure.result import Sample
 from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.show.beside import beside_lines
-from runner.show.figures.timeline import end_label
+from runner.show.ending import end_label
 from runner.tasks.proof import told
 from runner.units import mb, size
 from runner.workload import get, is_default

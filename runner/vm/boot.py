@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -121,7 +122,7 @@ def run(
     teed = console is not None and not capture
     piped = capture or teed
     proc = subprocess.Popen(
-        guest.argv(command),
+        guest.argv(_script(guest, command)),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE if piped else None,
         stderr=subprocess.PIPE if piped else None,
@@ -158,6 +159,19 @@ def run(
         if teed:
             kept.close()
         record.unlink(missing_ok=True)
+
+
+COMMAND_FILE = ".memrun-command.sh"
+
+
+def _script(guest: Guest, command: str) -> str:
+    """The command as a script in the guest's shared folder, and the short line that runs it.
+    virtme-ng passes --exec on the kernel's command line, which x86 cuts at 2,048 bytes: a
+    command with long paths or many variables lost its end there (virtme-ng's init= with it),
+    and the guest then waited for nothing, idle, with no error."""
+    path = guest.share / COMMAND_FILE
+    path.write_text(f"#!/bin/sh\n{command}\n")
+    return f"sh {shlex.quote(str(path))}"
 
 
 def _tee(stream: IO[str], shown: IO[str], kept: IO[str], lock: threading.Lock) -> None:
@@ -215,11 +229,30 @@ def recover(log: Callable[[str], None]) -> list[int]:
     return killed
 
 
+def virtualisation_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The CPU's hardware virtualisation flags (vmx: Intel VT-x, svm: AMD-V) as the kernel lists
+    them; an unreadable cpuinfo counts as having them (the probe boot then decides)."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return {"unknown"}
+    flags = {word for line in text.splitlines() if line.startswith("flags") for word in line.split()}
+    return flags & {"vmx", "svm"}
+
+
 def kvm_usable(image: Path, release: str, log: Callable[[str], None]) -> bool:
     """Whether KVM boots this kernel here: /dev/kvm usable, then a probe boot that must run
     `true` within KVM_PROBE_S (kept per host and guest kernel in build/vm/kvm.json)."""
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         log("memrun: no usable /dev/kvm: the guest runs under TCG emulation (about 10x slower, same memory)")
+        return False
+    if not virtualisation_flags():
+        # KVM runs guests on the CPU's VMX or SVM; a /dev/kvm without them (a sandbox's, a nested
+        # host that hides them) hangs a boot, so the probe would only wait its KVM_PROBE_S out
+        log(
+            "memrun: this CPU shows no vmx or svm flag (/proc/cpuinfo): the guest runs under TCG "
+            "emulation (about 10x slower, same memory)"
+        )
         return False
     key = f"{os.uname().release} -> {release}"
     try:

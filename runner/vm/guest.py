@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from runner import hostinfo
 from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
 from runner.results.merge import Merged, merge
@@ -40,6 +41,20 @@ OWN = {
 }
 PASSED_ENV = ("MEMRUN_TASKS", "MEMRUN_BUILD")  # where the tasks and builds are, if not the default
 MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out, --label, --raise-limits
+
+
+def memory_for(cap: int | None) -> int:
+    """A guest's memory: the cap given, else the machine's default cap (MemAvailable less a
+    reserve) rounded down to a power of two. The guest's RAM is part of the machine its runs
+    record, and a label holds one machine: a default that followed MemAvailable to the byte
+    made the next `--kernel` call of the same label (a --resume, a --check, a bisect's next
+    version) another machine as soon as the host's free memory moved by 1 %."""
+    from runner.limits.host import default_memory_cap
+
+    if cap:
+        return cap
+    default = default_memory_cap() or (2 << 30)
+    return 1 << (default.bit_length() - 1)
 
 
 def guest_args(argv: list[str]) -> list[str]:
@@ -107,6 +122,7 @@ def run(
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
+        **({hostinfo.REVISION_ENV: rev} if (rev := hostinfo.git_revision()) else {}),
         registry.LISTINGS_ENV: str(share / "listings.json"),
         **{k: os.environ[k] for k in PASSED_ENV if k in os.environ},
     }

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from runner import hostinfo
 from runner.measure import cgroups
 from runner.measure.core import measure
 from tests.support.cli import FIXTURE_TASKS, ROOT
@@ -97,6 +98,8 @@ def guest() -> GuestSuite:
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's /tmp
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # the host's answer, as runner.vm.guest gives its guests: git in the guest takes ~10 s a call
+        **({hostinfo.REVISION_ENV: rev} if (rev := hostinfo.git_revision()) else {}),
     }
     pytest_argv = [
         sys.executable,

@@ -118,3 +118,17 @@ def test_the_guest_gets_the_typed_arguments_without_those_it_sets_itself():
     done = CliRunner().invoke(sweep, [*typed, "--raise-limits", "--kernel=6.12", "-r", "rust-tokio"])
     assert done.exit_code == 0, done.output
     assert seen == [["-r", "go", "--n=1,1e4", "-r", "rust-tokio"]]
+
+
+def test_a_guests_default_memory_holds_still_while_free_memory_moves(monkeypatch):
+    """The guest's RAM is part of the machine its runs record: the default cap, which follows
+    MemAvailable, is rounded down to a power of two, so that the next --kernel call of a label
+    (19.5 GiB free then 20.0 GiB) is the same machine. A cap given is taken as it is."""
+    from runner.limits import host
+
+    sizes = []
+    for free in (19.5, 20.0, 17.0):
+        monkeypatch.setattr(host, "default_memory_cap", lambda free=free: int(free * (1 << 30)))
+        sizes.append(guest.memory_for(None))
+    assert sizes == [16 << 30] * 3
+    assert guest.memory_for(3 << 30 | 5) == 3 << 30 | 5

@@ -23,6 +23,7 @@ from runner.limits.host import Limits, int_value
 from runner.limits.predict import need, thread_capacities
 from runner.measure.result import Sample
 from runner.results.record import RunRecord
+from runner.show.ending import end_label
 from runner.show.figures.style import NOTE_COLOR, STYLE, footnote, save, wrap
 from runner.units import MB
 
@@ -40,22 +41,6 @@ class Moment:
     label: str
     color: str
     style: str = "--"
-
-
-def end_label(record: RunRecord) -> str:
-    """How the run ended, in a few words: exit, signal, OOM kill, timeout."""
-    r = record.result
-    if r is None:
-        return "not run"
-    if r.cgroup_oom_kills:
-        return f"OOM kill ({r.cgroup_oom_kills})"
-    if r.timed_out:
-        return "timeout (killed)"
-    if r.interrupted:
-        return "interrupted"
-    if r.signal:
-        return f"killed by {r.signal}"
-    return f"exit {r.exit_code}"
 
 
 def moments(record: RunRecord, timeline: Sequence[Sample]) -> list[Moment]:
