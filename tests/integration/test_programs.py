@@ -133,6 +133,8 @@ def test_bad_arguments_exit_2(name, built):
 # `ready N` must mean every task is in its wait (tasks/README.md, "What `ready N` proves"). Checked
 # from outside at N = 2,000 with a 3 s sleep: OS threads by their state at `ready`, every other
 # variant by the memory it holds from `ready` until the first wait could end.
+# Not shorter: pypy was `ready` at this N only after 1.7 s (2026-11-27, under load), and a
+# window of a few tenths of a second after `ready` would see little of what a premature one leaves.
 PROOF_N, PROOF_SLEEP = 2000, 3.0
 THREAD_VARIANTS = ["c-pthreads", "rust-threads", "java-threads", "dotnet-threads", "python-threads"]
 RUNNABLE_AT_MOST = 0.01

@@ -68,8 +68,9 @@ def _taken(out: Path) -> None:
     (out / "sweeps.jsonl").write_text(json.dumps(start) + "\n")
 
 
-@pytest.mark.serial
 def test_sweep_and_capacity_refuse_another_machines_label_before_running_anything(tmp_path):
+    """Parallel: the refusals run nothing, and the one sweep that runs (the fake, in a memrun of
+    its own under the test's own lock) is asserted to exit 0, never by a figure or a time."""
     out = tmp_path / "res"
     _taken(out)
     p = run("sweep", "--n", "1", "--sleep", "0.2", "--label", "box", "--out", str(out), tmp_path=tmp_path)

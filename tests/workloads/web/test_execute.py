@@ -14,6 +14,8 @@ from runner.workloads.web.client import HttpClient, ensure_client
 from runner.workloads.web.execute import free_port
 
 SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": [], "client_spin": 0.0}
+# for a test whose claim is about what a run is judged, not a rate or a latency: one second of load
+BRIEF = {**SHORT, "warmup": 0.5, "window": 1.0}
 
 pytestmark = pytest.mark.serial  # latencies and rates of a server under load, holding the machine lock
 
@@ -132,13 +134,13 @@ def test_a_server_on_a_dual_stack_ipv6_socket_is_seen_listening(fake_http, machi
     """The JVM listens on an IPv6 socket bound to ::ffff:127.0.0.1 even when told 127.0.0.1: the
     client finds it in /proc/net/tcp6 and connects."""
     monkeypatch.setenv("FAKE_HTTP_V6", "1")
-    ex = _run(fake_http, 5, [100], monkeypatch)
+    ex = _run(fake_http, 5, [100], monkeypatch, **BRIEF)
     assert ex.judged.valid, ex.judged
     assert ex.client["listening_s"] is not None
 
 
 def test_a_wrong_location_makes_the_run_invalid(fake_http, machine, monkeypatch):
-    ex = _run(fake_http, 5, [100], monkeypatch, mode="wrong")
+    ex = _run(fake_http, 5, [100], monkeypatch, mode="wrong", **BRIEF)
     assert (ex.judged.verdict, ex.judged.code) == ("invalid", "wrong-answer"), ex.judged
     assert "/Renard-0.png" in ex.judged.reason
 
