@@ -38,15 +38,18 @@ def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
 
 
 def chosen_sleep(sleep: SleepSpec, prediction: Prediction, n: int, per_task: dict, limits: Limits) -> float:
-    """The sleep a run starts with. As given, unless `--sleep auto` and the spawn predicted from
-    the smaller N (with the scheduler's margin) would not end well inside it: then the sleep today's
-    re-run rule would give that spawn (auto_sleep), so that no cell has to run twice. Never for a
-    cell whose threads meet a limit here: no sleep makes those valid (the JVM under pid_max starts a
+    """The sleep a run starts with. As given, unless `--sleep auto` and the sleep is not twice the
+    spawn predicted from the smaller N (with the scheduler's margin): then the sleep the re-run rule
+    would give that spawn (auto_sleep, twice it), so that no cell has to run twice. Twice, not once:
+    a 1M spawn is the least predictable phase of a sweep (erlang and elixir-spawn took 3.3 and 2.3
+    times their 100k prediction once, and half that on the re-run), and a sleep too short costs a
+    whole run while a longer one costs only a hold, which other runs overlap. Never for a cell
+    whose threads meet a limit here: no sleep makes those valid (the JVM under pid_max starts a
     thread only when another ends)."""
     if not sleep.auto or "spawn" in prediction.guessed or limit_hits(n, per_task, limits):
         return sleep.seconds
     spawn = SPAWN_MARGIN * prediction.spawn_s
-    return sleep.seconds if spawn < sleep.seconds else auto_sleep(spawn, sleep.seconds)
+    return sleep.seconds if 2 * spawn <= sleep.seconds else auto_sleep(spawn, sleep.seconds)
 
 
 @dataclass

@@ -51,6 +51,13 @@ def _verdict(side: object) -> str:
     return "valid" if getattr(side, "median", None) is not None else str(getattr(side, "status", ""))
 
 
+def _kind(verdict: str) -> str:
+    """The verdict itself (valid, invalid, failed), without its reason: a reason quotes figures
+    of its run (threads reached, the memory cap of the moment) that differ between two sweeps
+    while the verdict and its cause are the same."""
+    return verdict.split(":", 1)[0]
+
+
 HEAD = ["variant", "N", "peak A", "peak new", "new/A", "A/A band", "verdict A", "verdict new"]
 HEAD += ["spawn new/A", "spawn B/A", ""]
 
@@ -71,7 +78,7 @@ def main() -> None:
         flags = []
         if r.ratio is not None and abs(r.ratio - 1) > band:
             flags.append("peak")
-        if _verdict(r.base) != _verdict(r.other):
+        if _kind(_verdict(r.base)) != _kind(_verdict(r.other)):
             flags.append("verdict")
         s = spawn.get(key)
         if key[1] >= SPAWN_FROM_N and s is not None and s.ratio is not None and abs(s.ratio - 1) > SPAWN:

@@ -37,7 +37,9 @@ def _tasks(tmp_path: Path) -> dict[str, str]:
         (folder / "task.toml").write_text(
             f'[task]\ndescription = "the fake program, as {name}"\ninstall = "nothing"\n'
             '[tools.python]\nfind = ["{python}"]\n[[build]]\ncommands = [["{python}", "-c", "pass"]]\n'
-            f'[[variant]]\nname = "{name}"\nrun = ["{{python}}", "{FAKE}", "{{n}}", "{{sleep}}"]\n{extra}'
+            f'[[variant]]\nname = "{name}"\nrun = ["{{python}}", "{FAKE}", "{{n}}", "{{sleep}}"]\n'
+            'proof.kind = "self-contained"\nproof.how = "the fake program: ready once it holds N"\n'
+            f"{extra}"
         )
     return {"MEMRUN_TASKS": str(tasks_dir), **SPAWN}
 
@@ -142,3 +144,23 @@ def test_a_stopped_sweep_with_runs_in_flight_leaves_nothing_and_resume_runs_the_
     assert again.returncode == 0, again.stderr
     assert sorted(r["variant"] for r in rows(out)) == ["fake", "threaded", "twin"]
     assert os.path.exists(out / "runs.jsonl")
+
+
+def test_auto_sleep_is_chosen_twice_the_predicted_spawn_before_the_run():
+    """`--sleep auto` gives a cell a longer sleep before it runs when the sleep is not twice its
+    predicted spawn (with the margin); `--sleep 10` as given stays 10 s; a guessed spawn keeps it."""
+    from runner.inputs import SleepSpec
+    from runner.scheduling.predict import Prediction
+    from runner.sweep_lane import chosen_sleep
+
+    limits = read_limits()  # no task of these needs a thread: no limit is met
+    auto, given = SleepSpec(10.0, auto=True), SleepSpec(10.0)
+
+    def sleep(spawn_s: float, spec: SleepSpec = auto, guessed: tuple[str, ...] = ()) -> float:
+        return chosen_sleep(spec, Prediction(spawn_s, 1 << 20, 0.1, "", guessed), 1_000_000, {}, limits)
+
+    assert sleep(3.0) == 10.0  # 1.5 x 3 = 4.5 s: twice that fits in 10 s
+    assert sleep(3.8) == 15.0  # erlang's 1M prediction in a quick start: 5.7 s, twice is 11.4 s
+    assert sleep(8.5) == 30.0
+    assert sleep(8.5, given) == 10.0
+    assert sleep(8.5, guessed=("spawn",)) == 10.0

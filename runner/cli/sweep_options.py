@@ -52,7 +52,8 @@ REPEAT_OPTION = click.option(
 
 RULE = (
     "Runs overlap only while they hold: a run starts only while every run in flight holds (its "
-    "tasks all waiting), so one run spawns at a time, and only if its predicted spawn ends before "
+    "tasks all waiting, and its CPU measured idle: the holds together under 0.1 of a core), so one "
+    "run spawns at a time, and only if its predicted spawn ends before "
     "the earliest of their wakes and its predicted peak fits in the memory the machine has free; "
     "runs of other workloads, and runs that raise or meet a kernel limit, run alone. Each run "
     "records what ran beside it (`memrun inspect`)."

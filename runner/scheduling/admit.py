@@ -8,6 +8,10 @@ holds are shared:
 
 - a new run starts only while every run in flight holds, so at most one run spawns at a time and
   no spawn meets another run's wake or exit;
+- and only while the runs in flight are idle in their holds, measured, not assumed: together they
+  used less than HOLD_CPU_LIMIT of a core over the last second (a million BEAM processes, GHC
+  threads or trio tasks asleep still take 0.2-0.5 of a core, and four such holds beside a spawn
+  made it 1.5 to 2 times slower in an A/A comparison);
 - and only if its spawn, predicted with a margin (SPAWN_MARGIN times, plus SPAWN_SLACK_S), ends
   before the earliest wake of the runs in flight: a wake (a million tasks at once) never falls
   inside another run's spawn, unless a spawn overruns its prediction (then both runs record it);
@@ -34,6 +38,8 @@ SPAWN_SLACK_S = 1.0
 MEMORY_MARGIN = 1.5  # haskell at 1M peaked 1.45 x above the line through its smaller N
 MEMORY_SLACK = 64 * MIB
 EXIT_MARGIN = 1.5
+HOLD_CPU_LIMIT = 0.1  # cores the holds in flight may use together while another run spawns
+HOLD_CPU_WINDOW_S = 0.5  # the least of a hold measured before its CPU counts as known
 
 
 def spawn_bound(spawn_s: float) -> float:
@@ -87,6 +93,7 @@ class Flight:
     t_fork: float | None = None  # None: admitted, not yet forked (it counts as spawning)
     wake_at: float | None = None  # when its hold ends (None: not known yet)
     usage: int = 0  # bytes it holds now (its cgroup's usage, else its RSS)
+    cpu: float | None = 0.0  # cores its tree used over its hold's last second (None: not measured yet)
 
     def ends_by(self, now: float) -> float:
         """When it is predicted to be over."""
@@ -108,6 +115,18 @@ def _shared(plan: Plan, flights: Sequence[Flight], jobs: int) -> str | None:
     for f in flights:
         if f.phase != HOLDING:
             return f"{f.plan.name} is {'spawning' if f.phase == SPAWNING else 'ending'}"
+    return busy(flights)
+
+
+def busy(flights: Sequence[Flight]) -> str | None:
+    """Why the holds in flight are not idle enough for a spawn beside them, or None."""
+    for f in flights:
+        if f.cpu is None:
+            return f"measuring {f.plan.name}'s hold"
+    used = sum(f.cpu or 0.0 for f in flights)
+    if used >= HOLD_CPU_LIMIT:
+        top = max(flights, key=lambda f: f.cpu or 0.0)
+        return f"busy holds: {used:.2f} of a core ({top.plan.name} {top.cpu or 0.0:.2f})"
     return None
 
 

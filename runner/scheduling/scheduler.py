@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from runner.measure import Cancelled, Run, Watcher
+from runner.measure import Cancelled, Run, Sample, Watcher
 from runner.measure.hooks import INTERRUPTED
 from runner.scheduling import memory
-from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan, choose
+from runner.scheduling.admit import ENDING, HOLD_CPU_WINDOW_S, HOLDING, SPAWNING, Flight, Plan, busy, choose
 
 T = TypeVar("T")
 TICK_S = 0.5
@@ -148,7 +148,7 @@ class Scheduler:
             chosen, self.why = choose(waiting, self.clock(), list(self.flights.values()), self.jobs, free)
             if chosen is not None:
                 del self.waiting[chosen.run_id]
-                self.flights[chosen.run_id] = Flight(chosen)
+                self.flights[chosen.run_id] = Flight(chosen, cpu=None)
                 self.cv.notify_all()
         if self.on_change:
             self.on_change(self)
@@ -202,14 +202,19 @@ class Scheduler:
             late = f.wake_at is not None and self.clock() >= f.wake_at
             self._phase(run_id, ENDING if late else HOLDING, t_ready)
 
-    def stepped(self, run_id: str, usage: int | None) -> tuple[str, str] | None:
-        """After each sample: what the run holds now, its wake when it comes, and whether the
-        sweep was stopped (then the run is, as Ctrl-C stops it)."""
+    def stepped(self, run_id: str, usage: int | None, cpu: float | None = None) -> tuple[str, str] | None:
+        """After each sample: what the run holds now and the CPU its hold uses, its wake when it
+        comes, and whether the sweep was stopped (then the run is, as Ctrl-C stops it)."""
         with self.cv:
             if self.cancelled:
                 return INTERRUPTED, "the sweep was stopped"
             f = self.flights[run_id]
             f.usage = usage or f.usage
+            if cpu is not None and f.phase == HOLDING:
+                before = busy(list(self.flights.values()))
+                f.cpu = cpu
+                if self.waiting and busy(list(self.flights.values())) != before:
+                    self._decide()
             now = self.clock()
             if f.phase == HOLDING and f.wake_at is not None and now >= f.wake_at:
                 self._phase(run_id, ENDING, f.wake_at)
@@ -274,6 +279,23 @@ class Scheduler:
             return out
 
 
+def hold_cpu(timeline: Sequence[Sample], ready_s: float | None) -> float | None:
+    """Cores the run's tree used over the last second of its hold (its samples' CPU seconds), or
+    None before HOLD_CPU_WINDOW_S of the hold was sampled."""
+    if ready_s is None or not timeline or timeline[-1].user_s is None:
+        return None
+    last, first = timeline[-1], None
+    for p in reversed(timeline):  # back to the second before the last sample, not before ready
+        if p.t < max(ready_s, last.t - 1.0):
+            break
+        if p.user_s is not None:
+            first = p
+    if first is None or last.t - first.t < HOLD_CPU_WINDOW_S:
+        return None
+    used = (last.user_s or 0.0) + (last.sys_s or 0.0) - (first.user_s or 0.0) - (first.sys_s or 0.0)
+    return max(0.0, used / (last.t - first.t))
+
+
 def _or_now(t: float | None, s: Scheduler) -> float:
     return s.clock() if t is None else t
 
@@ -294,7 +316,7 @@ class FlightWatcher(Watcher):
     def stepped(self, run: Run) -> tuple[str, str] | None:
         last = run.timeline[-1] if run.timeline else None
         usage = None if last is None else (last.cgroup if last.cgroup is not None else last.rss)
-        return self.s.stepped(self.run_id, usage)
+        return self.s.stepped(self.run_id, usage, hold_cpu(run.timeline, run.ready_s))
 
     def finished(self, run: Run) -> None:
         self.s.ended(self.lane_id, self.run_id, _or_now(run.report.t_exit, self.s))

@@ -93,3 +93,21 @@ def test_a_row_that_runs_nothing_takes_its_turn_only_with_jobs_1():
     a = holding(plan("a"))
     assert choose([note], 1.0, [a], 4, FREE)[0] is note
     assert choose([note], 1.0, [a], 1, FREE)[0] is None
+
+
+def test_a_run_spawns_only_beside_holds_measured_idle():
+    """A hold is idle when measured so, not assumed: its CPU unknown, or the holds' CPU together at
+    HOLD_CPU_LIMIT or more (a million BEAM processes asleep take 0.23 of a core), keeps a spawn out."""
+    from runner.scheduling.admit import HOLD_CPU_LIMIT
+
+    a, b, c = plan("a"), plan("b"), plan("c")
+    unknown = Flight(a, HOLDING, 0.0, 10.0, 0, cpu=None)
+    chosen, why = choose([c], 1.0, [unknown], 4, FREE)
+    assert chosen is None and why["c"] == "measuring a N=1,000's hold"
+    half = HOLD_CPU_LIMIT / 2
+    beam = [Flight(a, HOLDING, 0.0, 10.0, 0, cpu=half), Flight(b, HOLDING, 0.0, 10.0, 0, cpu=half)]
+    chosen, why = choose([c], 1.0, beam, 4, FREE)
+    assert chosen is None and why["c"].startswith(f"busy holds: {2 * half:.2f} of a core")
+    beam[1].cpu = 0.01
+    chosen, _ = choose([c], 1.0, beam, 4, FREE)
+    assert chosen is c

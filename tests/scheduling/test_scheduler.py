@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from runner.measure import Sample
 from runner.measure.hooks import INTERRUPTED
 from runner.scheduling.admit import Plan
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
@@ -25,13 +26,23 @@ class Clock:
 
 
 def fake_run(t_fork: float, ready_at: float | None = None, t_exit: float | None = None) -> SimpleNamespace:
-    """What a FlightWatcher reads of a runner.measure.Run."""
+    """What a FlightWatcher reads of a runner.measure.Run; with ready_at, a second of idle hold
+    sampled (no CPU used), so that its hold counts as measured idle."""
+    ready_s = None if ready_at is None else ready_at - t_fork
+    idle = [] if ready_s is None else [Sample(ready_s + t, 0, 1, 1, None, 0.0, 0.0) for t in (0.0, 1.0)]
     return SimpleNamespace(
         t_fork=t_fork,
+        ready_s=ready_s,
         output=SimpleNamespace(ready_at=ready_at),
-        timeline=[],
+        timeline=idle,
         report=SimpleNamespace(t_exit=t_exit),
     )
+
+
+def hold(w, t_fork: float, ready_at: float) -> None:  # type: ignore[no-untyped-def]
+    """`ready N`, then one step that samples a second of idle hold."""
+    w.held(fake_run(t_fork, ready_at))
+    assert w.stepped(fake_run(t_fork, ready_at)) is None
 
 
 def plan(name: str, peak: int = 100 * MIB, **more) -> Plan:  # type: ignore[no-untyped-def]
@@ -48,7 +59,7 @@ def lifetime(
         if started:
             started.set()
         w.launched(fake_run(t0))
-        w.held(fake_run(t0, t0 + 0.5))
+        hold(w, t0, t0 + 0.5)
         if wait_for is not None:
             assert wait_for.wait(WAIT), "the other run never started"
         clock.now = max(clock.now, t0 + 10.0)
@@ -113,7 +124,7 @@ def test_a_stop_stops_the_runs_in_flight_and_ends_the_waiting_lanes():
         def body(watchers):  # type: ignore[no-untyped-def]
             (w,) = watchers
             w.launched(fake_run(0.0))
-            w.held(fake_run(0.0, 0.5))
+            hold(w, 0.0, 0.5)
             s.cancel()  # as Ctrl-C does, from the main thread
             said.append(w.stepped(fake_run(0.0)))
             w.finished(fake_run(0.0, 0.5, 1.0))
@@ -152,7 +163,7 @@ def test_when_free_memory_runs_out_beside_others_the_youngest_run_is_stopped():
         def body(watchers):  # type: ignore[no-untyped-def]
             (w,) = watchers
             w.launched(fake_run(0.0))
-            w.held(fake_run(0.0, 0.5))
+            hold(w, 0.0, 0.5)
             assert b_held.wait(WAIT)
             free[0] = -1  # a prediction far too low: the machine is below its reserve
             clock.now = 1.5
@@ -165,7 +176,7 @@ def test_when_free_memory_runs_out_beside_others_the_youngest_run_is_stopped():
         def body(watchers):  # type: ignore[no-untyped-def]
             (w,) = watchers
             w.launched(fake_run(0.6))
-            w.held(fake_run(0.6, 0.9))
+            hold(w, 0.6, 0.9)
             b_held.set()
             while "a" not in said:  # until a's step has checked the memory
                 threading.Event().wait(0.01)
@@ -177,3 +188,19 @@ def test_when_free_memory_runs_out_beside_others_the_youngest_run_is_stopped():
     s.run_lanes([lane_a, lane_b])
     assert said["a"] is None
     assert said["b"] is not None and said["b"][0] == MEMORY_GUARD
+
+
+def test_hold_cpu_is_the_trees_cpu_over_the_holds_last_second():
+    """From the samples' CPU seconds: only the hold's (after ready), only its last second, and
+    unknown before HOLD_CPU_WINDOW_S of it was sampled."""
+    from runner.measure import Sample
+    from runner.scheduling.scheduler import hold_cpu
+
+    def at(t: float, cpu: float) -> Sample:
+        return Sample(t, 0, 1, 1, None, user_s=cpu, sys_s=0.0)
+
+    spawn = [at(i / 10, i / 10) for i in range(21)]  # 2 s spawning at a whole core
+    assert hold_cpu(spawn, None) is None
+    hold = [at(2.0 + i / 10, 2.0 + 0.02 * i) for i in range(1, 31)]  # then 3 s at 0.2 of a core
+    assert hold_cpu(spawn + hold[:3], 2.0) is None  # 0.3 s of hold: not known yet
+    assert abs((hold_cpu(spawn + hold, 2.0) or 0.0) - 0.2) < 1e-9
