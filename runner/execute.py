@@ -15,7 +15,7 @@ from typing import Any
 from runner import fingerprint, hostinfo, tasks
 from runner import workload as workloads
 from runner.judge import overlap, verdict
-from runner.limits import futex, read_limits
+from runner.limits import futex, page_reporting, read_limits
 from runner.measure import RunResult, Sample, Watcher, measure
 from runner.measure.core import AtHold, Watch
 from runner.results import RunRecord
@@ -218,6 +218,9 @@ def context(
         **hostinfo.describe(),
         "fingerprint": fingerprint.collect(),
         "limits": read_limits(),
+        # a VM's free page reporting, as the runs meet it (held by a measuring command where it can
+        # be): it moves spawn times, not memory, so it is not part of the fingerprint
+        "page_reporting": page_reporting.state(),
         "versions": versions,
         "command": command or shlex.join(["memrun", *sys.argv[1:]]),
         "variants": [v.name for v in variants],

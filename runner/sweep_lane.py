@@ -135,7 +135,17 @@ class Sweeping:
         alone = alone_because(
             cell.n, v.per_task, self.limits, self.opts.raise_limits, True, self.opts.workload
         )
-        plan = Plan(str(index), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, alone=alone)
+        plan = Plan(
+            str(index),
+            v.name,
+            cell.n,
+            pred.spawn_s,
+            pred.peak,
+            pred.exit_s,
+            sleep,
+            alone=alone,
+            warm=pred.warm,
+        )
         wall = max(sleep, pred.spawn_s) + pred.exit_s
         return simulate.Job(
             self.order(index, cell, plan, self.opts.jobs), plan, simulate.Actual(pred.spawn_s, wall)
@@ -226,7 +236,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     order: tuple | None = None
     retried = False
     while True:
-        plan = Plan(new_run_id(), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep)
+        plan = Plan(new_run_id(), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, warm=pred.warm)
         plan = dataclasses.replace(plan, holds_after_ready=workload.holds_after_ready, alone=alone)
         order = order or ctx.order(index, cell, plan, opts.jobs)
         attempt = len(records) + 1
@@ -269,7 +279,10 @@ def _attempt(
     identity = {k: v for k, v in _identity(ctx, cell).items() if k not in ("memory_cap", "buffer")}
     predicted = {**pred.to_json(), **errors(pred, ex.result.ready_s, figure(ex.result))}
     attempt = len(before) + 1
-    record = ex.record(plan.run_id, attempt=attempt, beside=ran.beside, predicted=predicted, **identity)
+    warmed = ran.warmed.to_json() if ran.warmed else None
+    record = ex.record(
+        plan.run_id, attempt=attempt, beside=ran.beside, predicted=predicted, warmed=warmed, **identity
+    )
     if ex.result.stopped_by == MEMORY_GUARD:  # not the program's doing: run again, alone
         record = record.replace(
             verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True,

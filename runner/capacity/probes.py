@@ -169,7 +169,8 @@ class Prober:
         alone = alone_because(
             n, v.per_task, self.opts.limits, self.opts.raise_limits, get(v.workload).overlaps
         )
-        plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone)
+        warm = min(pred.warm, self.budget)
+        plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone, warm=warm)
         plan = dataclasses.replace(plan, holds_after_ready=get(v.workload).holds_after_ready)
         self.count += 1
         ran = self.lane.run(
@@ -177,7 +178,8 @@ class Prober:
         )
         ex = ran.value
         predicted = {**pred.to_json(), "peak": peak, **errors(pred, ex.result.ready_s, figure(ex.result))}
-        return ex, {"run_id": plan.run_id, "beside": ran.beside, "predicted": predicted}
+        warmed = ran.warmed.to_json() if ran.warmed else None
+        return ex, {"run_id": plan.run_id, "beside": ran.beside, "predicted": predicted, "warmed": warmed}
 
     def _history(self) -> list[RunRecord]:
         """The sweeps, the stored probes of this very boundary and this search's own: what its

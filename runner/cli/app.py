@@ -95,11 +95,13 @@ def err(line: str) -> None:
 
 @contextlib.contextmanager
 def machine(wait: bool) -> Iterator[None]:
-    """The machine-wide measurement lock, or exit 2 naming who holds it."""
+    """The machine-wide measurement lock, or exit 2 naming who holds it; while it is held, a VM's
+    free page reporting is held back (runner.limits.page_reporting), and put back after."""
     from runner import lock
+    from runner.limits import page_reporting
 
     try:
-        with lock.measuring(log=err, wait=wait):
+        with lock.measuring(log=err, wait=wait), page_reporting.held(log=err):
             yield
     except lock.Busy as e:
         raise InputError(str(e)) from None

@@ -55,8 +55,9 @@ RULE = (
     "tasks all waiting, and its CPU measured idle: the holds together under 0.1 of a core), so one "
     "run spawns at a time, and only if its predicted spawn ends before "
     "the earliest of their wakes and its predicted peak fits in the memory the machine has free; "
-    "runs of other workloads, and runs that raise or meet a kernel limit, run alone. Each run "
-    "records what ran beside it (`memrun inspect`)."
+    "runs of other workloads, and runs that raise or meet a kernel limit, run alone. Before each "
+    "fork memrun touches the memory the run is predicted to take, so that a VM's host has backed it "
+    "(docs/method.md). Each run records what ran beside it (`memrun inspect`)."
 )
 
 

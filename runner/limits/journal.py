@@ -1,5 +1,6 @@
-"""The limits journal: raised sysctls written down before they change, so a SIGKILLed memrun's
-raised values are put back by the next memrun command instead of staying raised forever.
+"""The limits journal: raised sysctls (and module parameters, by absolute path) written down
+before they change, so a SIGKILLed memrun's raised values are put back by the next memrun command
+instead of staying raised forever.
 
 One JSON file, root only, written atomically and fsynced before the first sysctl is written:
 {"owner": {pid, start_ticks, command, started_at}, "sysctls": [{"name", "path", "old", "new"}]}.
@@ -29,21 +30,37 @@ class Entry:
     """One sysctl as it was before memrun raised it."""
 
     name: str  # e.g. "vm.max_map_count"
-    path: str  # relative to /proc/sys, e.g. "vm/max_map_count"
+    path: str  # relative to /proc/sys, e.g. "vm/max_map_count", or absolute (a module's parameter)
     old: int
     new: int
 
 
 def record(entries: list[Entry]) -> None:
-    """Write the journal (before any sysctl changes): who is raising what, from which value."""
+    """Write the journal (before any sysctl changes): who is raising what, from which value. What
+    this process journaled before and has not cleared stays in it (a measuring command holds page
+    reporting back while a sweep in it raises thread limits: runner.limits.page_reporting)."""
     if not entries:
         return
     STATE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
-    data = {"owner": Owner.me().to_dict(), "sysctls": [e.__dict__ for e in entries]}
+    data = {"owner": Owner.me().to_dict(), "sysctls": [e.__dict__ for e in _mine() + entries]}
     write_atomically(journal_path(), json.dumps(data, indent=1) + "\n")
 
 
-def clear() -> None:
+def _mine() -> list[Entry]:
+    found = read()
+    if found is None or found[0].pid != Owner.me().pid:
+        return []
+    return found[1]
+
+
+def clear(entries: list[Entry] | None = None) -> None:
+    """Remove the journal, or only `entries` from this process's own (once they are restored)."""
+    if entries is not None:
+        left = [e for e in _mine() if e not in entries]
+        if left:
+            data = {"owner": Owner.me().to_dict(), "sysctls": [e.__dict__ for e in left]}
+            write_atomically(journal_path(), json.dumps(data, indent=1) + "\n")
+            return
     with contextlib.suppress(FileNotFoundError):
         journal_path().unlink()
 

@@ -123,7 +123,7 @@ def applied(changes: list[Change], log: Callable[[str], None]) -> Iterator[None]
                     failed = True
                     log(f"could not restore {change.name} to {change.old}: {e}")
             if entries and not failed:
-                journal.clear()
+                journal.clear(entries)
 
 
 def read_for(workload: Workload | None) -> Limits:

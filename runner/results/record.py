@@ -114,6 +114,9 @@ class RunRecord:
     # (bytes), exit_s, how, and how far off each was (spawn_error, peak_error: measured ÷
     # predicted - 1). None in older rows and in rows of cells that did not run.
     predicted: dict[str, Any] | None = None
+    # The memory memrun touched and gave back just before the fork, so that the spawn took memory
+    # the machine had backed (runner.scheduling.warm): {bytes, s}. None when nothing was touched.
+    warmed: dict[str, Any] | None = None
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
@@ -160,7 +163,8 @@ class RunRecord:
             "books": self.books,
             "proof": self.proof,
         }
-        for name in ("beside", "predicted"):  # only where a scheduler ran it: older rows stay as they were
+        # only where a scheduler ran it: older rows stay as they were
+        for name in ("beside", "predicted", "warmed"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.result is not None:

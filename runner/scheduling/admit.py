@@ -12,8 +12,9 @@ holds are shared:
   used less than HOLD_CPU_LIMIT of a core over the last second (a million BEAM processes, GHC
   threads or trio tasks asleep still take 0.2-0.5 of a core, and four such holds beside a spawn
   made it 1.5 to 2 times slower in an A/A comparison);
-- and only if its spawn, predicted with a margin (SPAWN_MARGIN times, plus SPAWN_SLACK_S), ends
-  before the earliest wake of the runs in flight: a wake (a million tasks at once) never falls
+- and only if its spawn, predicted with a margin (SPAWN_MARGIN times, plus SPAWN_SLACK_S), after
+  the touch of its predicted memory (runner.scheduling.warm, at its worst rate), ends before the
+  earliest wake of the runs in flight: a wake (a million tasks at once) never falls
   inside another run's spawn, unless a spawn overruns its prediction (then both runs record it);
 - and only if the predicted peaks fit: the new run's with MEMORY_MARGIN, plus what the runs in
   flight are still predicted to grow by, within what the machine may still give (memory.py);
@@ -30,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from runner.scheduling import warm
 from runner.units import MIB, size
 
 SPAWNING, HOLDING, ENDING = "spawn", "hold", "end"  # a run's phases, as `beside` stores them
@@ -45,6 +47,12 @@ HOLD_CPU_WINDOW_S = 0.5  # the least of a hold measured before its CPU counts as
 def spawn_bound(spawn_s: float) -> float:
     """Seconds a spawn predicted at spawn_s is allowed before it counts as an overrun."""
     return SPAWN_MARGIN * spawn_s + SPAWN_SLACK_S
+
+
+def start_bound(plan: Plan) -> float:
+    """Seconds from its start to its `ready` at worst: the touch of its memory
+    (runner.scheduling.warm), then its spawn."""
+    return warm.bound_s(plan.warm) + spawn_bound(plan.spawn_s)
 
 
 def memory_bound(peak: int) -> int:
@@ -65,6 +73,7 @@ class Plan:
     holds_after_ready: bool = False  # its waits begin at `ready`, not at the fork (a client's hold)
     alone: str | None = None  # why it must run alone, or None
     instant: bool = False  # no run at all (the row of a cell that cannot run): only its turn matters
+    warm: int = 0  # bytes to touch before its fork (runner.scheduling.warm; Prediction.warm)
 
     @property
     def name(self) -> str:
@@ -79,7 +88,7 @@ class Plan:
     @property
     def lasts_s(self) -> float:
         """Its predicted life, with margins: the spawn or the hold, whichever ends later, and its end."""
-        spawn = spawn_bound(self.spawn_s)
+        spawn = start_bound(self)
         hold = spawn + self.sleep if self.holds_after_ready else max(spawn, self.sleep)
         return hold + EXIT_MARGIN * self.exit_s + 1.0
 
@@ -135,7 +144,7 @@ def _timing(plan: Plan, head: Plan, now: float, flights: Sequence[Flight]) -> st
     if len(wakes) < len(flights):
         return "a run in flight has no known wake"
     first = min(wakes, key=lambda f: f.wake_at or 0.0)
-    spawn = spawn_bound(plan.spawn_s)
+    spawn = start_bound(plan)
     if now + spawn >= (first.wake_at or 0.0):
         left = (first.wake_at or 0.0) - now
         return f"spawn: ≈ {spawn:.1f} s would not end before {first.plan.name} wakes in {left:.1f} s"

@@ -29,6 +29,7 @@ UNKNOWN_PER_TASK_S = 300e-6
 TYPICAL_PER_TASK_S = 10e-6  # for an ETA: Python's asyncio took 12 µs a task at 1M, Go 2.3 µs
 UNKNOWN_BASE_BYTES = 512 * MIB
 UNKNOWN_PER_TASK_BYTES = 64 * KIB  # above every runtime's cost here (OS threads: 37 KiB with kernel memory)
+BOUND_BY = "peak bound from"  # a smaller N's peak plus a pessimistic cost a task: not a measured line
 UNKNOWN_EXIT_S = 1.0
 UNKNOWN_EXIT_PER_TASK_S = 50e-6  # trio took 39 s to end 1M tasks after their sleep
 
@@ -42,6 +43,12 @@ class Prediction:
     exit_s: float  # seconds from the end of the wait to the exit
     how: str
     guessed: tuple[str, ...] = ()  # "spawn", "peak": nothing of the variant told them, bounds stand in
+
+    @property
+    def warm(self) -> int:
+        """Bytes to touch before the fork (runner.scheduling.warm): the peak where it was measured
+        or read off a line through measured N, nothing where a bound stands in for it."""
+        return 0 if "peak" in self.guessed else self.peak
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,7 +100,7 @@ def _peak(runs: list[RunRecord], variant: str, n: int, workload: str) -> tuple[i
         return None
     m, f = max(below)
     per = UNKNOWN_PER_TASK_BYTES // KIB
-    return f + (n - m) * UNKNOWN_PER_TASK_BYTES, f"peak {size(f)} at N={m:,} + {per} KiB a task"
+    return f + (n - m) * UNKNOWN_PER_TASK_BYTES, f"{BOUND_BY} {size(f)} at N={m:,} + {per} KiB a task"
 
 
 def predict(
@@ -116,6 +123,7 @@ def predict(
             guessed.append("spawn")
     if peak is None:
         peak = UNKNOWN_BASE_BYTES + n * UNKNOWN_PER_TASK_BYTES, "peak unknown: bound"
+    if peak[1].startswith(("peak unknown", BOUND_BY)):
         guessed.append("peak")
     exit_s = ends if ends is not None else UNKNOWN_EXIT_S + n * UNKNOWN_EXIT_PER_TASK_S
     return Prediction(spawn[0], int(peak[0]), exit_s, f"{spawn[1]}; {peak[1]}", tuple(guessed))

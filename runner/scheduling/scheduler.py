@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from runner.measure import Cancelled, Run, Sample, Watcher
 from runner.measure.hooks import INTERRUPTED
-from runner.scheduling import memory
+from runner.scheduling import memory, warm
 from runner.scheduling.admit import ENDING, HOLD_CPU_WINDOW_S, HOLDING, SPAWNING, Flight, Plan, busy, choose
 
 T = TypeVar("T")
@@ -58,6 +58,7 @@ class Ran(Generic[T]):
     value: T
     beside: list[dict[str, Any]] = field(default_factory=list)
     waited_s: float = 0.0
+    warmed: warm.Warmed | None = None  # what was touched before its fork (None: nothing)
 
 
 class Scheduler:
@@ -70,8 +71,10 @@ class Scheduler:
         free_memory: Callable[[], int | None] = memory.free_memory,
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[Scheduler], None] | None = None,
+        touch: Callable[[int], warm.Warmed] = warm.warm,
     ) -> None:
         self.jobs, self.free_memory, self.clock, self.on_change = jobs, free_memory, clock, on_change
+        self.touch = touch  # what touches a spawn's memory before its fork (runner.scheduling.warm)
         self.cv = threading.Condition()
         self.flights: dict[str, Flight] = {}
         self.waiting: dict[str, tuple[Any, Plan]] = {}
@@ -176,6 +179,14 @@ class Scheduler:
             self.lanes[lane_id] = WORKING
             if run_id in self.flights:
                 self._end(run_id, self.clock())
+
+    def warm_for(self, plan: Plan) -> warm.Warmed | None:
+        """Touch the memory the admitted plan is predicted to take, in its lane's thread before its
+        fork (it counts as spawning: nothing starts beside it meanwhile); None when too little."""
+        if plan.instant:
+            return None
+        size = warm.size_for(plan.warm, self.free_memory())
+        return self.touch(size) if size else None
 
     # --- phases, from the runs' own threads (FlightWatcher) -------------------------------------
 
@@ -333,7 +344,8 @@ class Lane:
         watchers, in this thread). order: its place in the planned sequence (lower first)."""
         waited = self.s.start(self.id, order, plan)
         try:
+            warmed = self.s.warm_for(plan)
             value = body([FlightWatcher(self.s, self.id, plan.run_id)])
         finally:
             self.s.flew(self.id, plan.run_id)
-        return Ran(value, self.s.beside(plan.run_id), round(waited, 3))
+        return Ran(value, self.s.beside(plan.run_id), round(waited, 3), warmed)

@@ -44,13 +44,24 @@ def _entry(e: dict[str, Any]) -> str:
     )
 
 
+def warmed_line(record: RunRecord) -> list[str]:
+    """What memrun touched before the fork (runner.scheduling.warm), where it touched anything."""
+    w = record.warmed
+    if not w:
+        return []
+    return [
+        f"  warmed    {w['bytes'] / (1 << 20):,.0f} MiB touched and given back before its fork "
+        f"({w['s']:.1f} s), so that its spawn took memory the machine had backed"
+    ]
+
+
 def beside_lines(record: RunRecord) -> list[str]:
     """The story's lines: nothing for rows stored before runs were scheduled."""
     if record.beside is None:
-        return []
+        return warmed_line(record)
     if not record.beside:
-        return ["  beside    nothing: it ran alone"]
-    lines = []
+        return ["  beside    nothing: it ran alone", *warmed_line(record)]
+    lines = warmed_line(record)
     for phase, a, b in own_phases(record):
         seen = [_entry(e) for e in record.beside if min(b, e["to_s"]) > max(a, e["from_s"])]
         if seen:

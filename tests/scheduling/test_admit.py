@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan, choose, spawn_bound
+from runner.scheduling import warm
+from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan, choose, spawn_bound, start_bound
 from runner.units import GIB, MIB
 
 FREE = 16 * GIB
@@ -40,8 +41,8 @@ def test_a_run_starts_only_while_every_run_in_flight_holds():
 
 def test_a_spawn_must_end_before_the_earliest_wake_with_its_margin():
     a = holding(plan("a"), t_fork=0.0)  # wakes at 10 s
-    b = plan("b", spawn=2.0)  # spawn_bound 4 s
-    assert spawn_bound(2.0) == 4.0
+    b = plan("b", spawn=2.0, warm=32 * MIB)  # spawn_bound 4 s; too little to touch first
+    assert spawn_bound(2.0) == 4.0 == start_bound(b)
     chosen, _ = choose([b], 5.9, [a], 4, FREE)
     assert chosen is b
     chosen, why = choose([b], 6.0, [a], 4, FREE)
@@ -50,8 +51,20 @@ def test_a_spawn_must_end_before_the_earliest_wake_with_its_margin():
     )
 
 
+def test_the_touch_of_a_large_spawns_memory_counts_before_its_spawn():
+    """runner.scheduling.warm: the predicted peak is touched before the fork, at the worst rate
+    measured on memory a VM's host had taken back; the wake must come after both."""
+    a = holding(plan("a"), t_fork=0.0)  # wakes at 10 s
+    b = plan("b", spawn=2.0, peak=2 * GIB, warm=2 * GIB)
+    assert start_bound(b) == 4.0 + 2 * warm.WARM_S_PER_GIB == 7.0
+    assert choose([b], 2.9, [a], 4, FREE)[0] is b
+    chosen, why = choose([b], 3.1, [a], 4, FREE)
+    assert chosen is None and why["b"].startswith("spawn: ≈ 7.0 s would not end before a N=1,000 wakes")
+
+
 def test_a_predicted_peak_past_the_free_memory_waits_for_the_machine_to_itself():
-    a = holding(plan("a", peak=6 * GIB), usage=6 * GIB)  # at its peak: may grow by its margin, 3 GiB
+    # at its peak: may grow by its margin, 3 GiB
+    a = holding(plan("a", peak=6 * GIB), usage=6 * GIB)
     fits, too_big = plan("fits", peak=5 * GIB), plan("big", peak=7 * GIB)
     free = 12 * GIB  # what MemAvailable says less the reserve, a's 6 GiB already out of it
     chosen, _ = choose([fits], 1.0, [a], 4, free)  # 7.5 + 3 GiB (and the slack) fit in 12

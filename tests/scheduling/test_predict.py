@@ -24,14 +24,15 @@ def run(n: int, ready: float, peak: int, variant: str = "v", workload: str = "sl
 
 def test_nothing_known_gives_the_pessimistic_bounds():
     p = predict([], "v", 100_000, "sleep")
-    assert p.guessed == ("spawn", "peak")
+    assert p.guessed == ("spawn", "peak") and p.warm == 0
     assert p.spawn_s == pytest.approx(UNKNOWN_BASE_S + 100_000 * UNKNOWN_PER_TASK_S)
     assert p.peak == UNKNOWN_BASE_BYTES + 100_000 * UNKNOWN_PER_TASK_BYTES
 
 
 def test_one_smaller_n_gives_its_figures_and_a_pessimistic_rate():
     p = predict([run(1, 0.1, 20 * MIB)], "v", 10_000, "sleep")
-    assert p.guessed == ("spawn",)  # no rate was measured: no sleep is chosen from it
+    # no rate was measured: no sleep is chosen from it; the peak is a bound: nothing is touched for it
+    assert p.guessed == ("spawn", "peak") and p.warm == 0
     assert p.spawn_s == pytest.approx(0.1 + 9_999 * UNKNOWN_PER_TASK_S)
     assert p.peak == 20 * MIB + 9_999 * UNKNOWN_PER_TASK_BYTES
 
@@ -44,6 +45,7 @@ def test_two_smaller_n_give_the_line_and_the_same_n_gives_itself():
     slower = [run(1, 0.1, 20 * MIB), run(10_000, 0.2, 60 * MIB), run(100_000, 2.0, 420 * MIB)]
     assert predict(slower, "v", 1_000_000, "sleep").spawn_s == pytest.approx(2.0 + 1.8 / 90_000 * 900_000)
     assert p.peak == pytest.approx(420 * MIB + 400 * MIB / 99_999 * 900_000, rel=1e-6)
+    assert p.guessed == () and p.warm == p.peak  # a line through measured N: its memory is touched first
     again = predict([*known, run(1_000_000, 10.5, 4000 * MIB)], "v", 1_000_000, "sleep")
     assert again.spawn_s == 10.5 and again.peak == 4000 * MIB
 

@@ -10,6 +10,7 @@ import pytest
 
 from runner.measure import Sample
 from runner.measure.hooks import INTERRUPTED
+from runner.scheduling import warm
 from runner.scheduling.admit import Plan
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
 from runner.units import GIB, MIB
@@ -90,6 +91,31 @@ def test_a_second_lane_starts_while_the_first_holds_and_each_records_the_other()
     assert {(e["run_id"], e["phase"]) for e in b.beside} == {("a", "hold"), ("a", "end")}
     spawn_b = next(e for e in a.beside if e["phase"] == "spawn")
     assert (spawn_b["from_s"], spawn_b["to_s"]) == (0.6, 1.1)  # seconds since a's fork
+
+
+def test_a_plans_memory_is_touched_in_its_lane_before_its_body_and_recorded():
+    clock = Clock()
+    touched: list[tuple[int, bool]] = []
+    body_ran = threading.Event()
+
+    def touch(size: int) -> warm.Warmed:
+        touched.append((size, body_ran.is_set()))
+        return warm.Warmed(size, 0.25)
+
+    s = Scheduler(2, clock=clock, free_memory=lambda: 16 * GIB, touch=touch)
+    ran = {}
+
+    def body(watchers):  # type: ignore[no-untyped-def]
+        body_ran.set()
+        return lifetime(clock, 0.0)(watchers)
+
+    def lane(lane: Lane) -> None:
+        ran["a"] = lane.run((0,), plan("a", warm=1 * GIB), body)
+        ran["b"] = lane.run((1,), plan("b", warm=0), lifetime(clock, 20.0))
+
+    s.run_lanes([lane])
+    assert touched == [(1 * GIB, False)]  # before the body; b predicted nothing to touch
+    assert ran["a"].warmed == warm.Warmed(1 * GIB, 0.25) and ran["b"].warmed is None
 
 
 def test_with_too_little_memory_the_second_waits_until_the_first_is_over():

@@ -6,8 +6,8 @@ it could change its outcome: it asserts a time or a measured figure, holds the m
 measurement lock, changes machine-wide state (sysctls and their journal, cgroups it makes or
 counts, a VM) or runs the real runtimes. Every other test runs side by side with others
 (pytest-xdist), and gets a machine of its own where memrun keeps machine-wide things: its own
-measurement lock and its own limits journal, so a `memrun sweep` of the fake program in it neither
-waits for nor blocks another.
+measurement lock and its own limits journal (and a VM's free page reporting left as it is), so a
+`memrun sweep` of the fake program in it neither waits for nor blocks another.
 
 What can be seen from inside, a test outside the serial group may not do, and fails when it does:
 measure a run in the test's own process (runner.measure, which every execute() and in-process
@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from runner import lock
-from runner.limits import journal
+from runner.limits import journal, page_reporting
 from runner.measure import cgroups
 from runner.vm import boot
 
@@ -55,6 +55,7 @@ def own_machine(request: pytest.FixtureRequest, own: Path, monkeypatch: pytest.M
     monkeypatch.setattr(lock, "LOCK_PATH", lock_file)
     monkeypatch.setenv("MEMRUN_STATE", str(state))
     monkeypatch.setattr(journal, "STATE_DIR", state)
+    monkeypatch.setenv(page_reporting.ENV, "leave")  # machine-wide: the serial group's to hold
     seen: list[str] = []
     for module, name, what in (
         (cgroups, "for_run", "measured a run in the test's own process"),
