@@ -102,7 +102,7 @@ def fresh_beam_process_bytes(variant: str) -> int:
 @pytest.mark.serial
 @pytest.mark.parametrize("variant", ["erlang", "elixir", "elixir-spawn"])
 def test_the_beams_books_count_at_least_a_fresh_process_per_task(variant):
-    view, per_task = books_split(variant, 10_000)
+    _, per_task = books_split(variant, 10_000)
     fresh = fresh_beam_process_bytes(variant)
     # the default min_heap_size alone is 233 words (erlang:spawn_opt/2's documentation)
     assert fresh > 233 * 8
@@ -111,8 +111,10 @@ def test_the_beams_books_count_at_least_a_fresh_process_per_task(variant):
     assert fresh <= processes <= 2 * fresh
     # per task, what processes use is what they were given: a waiting process's heap is its own
     assert per_task["processes used (processes_used)"] == pytest.approx(processes, rel=0.05)
-    # the blocks erts_alloc handed out to processes are resident: no more than memrun's RSS per task
-    assert processes <= view.split.rss.total * 1.05
+    # Not compared with memrun's heap part per task: both are differences against N=1, and the
+    # carriers' free space, resident at N=1 and filled at N, or carriers kept after main's heap
+    # was collected, move them apart (seen at 10k: erts' figure 7 % above memrun's heap part in
+    # elixir-spawn, 13-18 % below it in elixir); `memrun explain --books` shows the ratio.
     assert abs(per_task["system (everything not a process)"]) < processes / 4
 
 
