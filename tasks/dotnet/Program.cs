@@ -2,6 +2,7 @@
 // mode "delay" = a bare Task.Delay(sleep) (no Task.Run), mode "threads" = one new Thread per task in Thread.Sleep.
 using System;
 using System.Globalization;
+using System.Reflection;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -78,6 +79,7 @@ static class Program
             // proves N waiting with the runner's rule that it comes before the sleep can end.
             WaitUntilWaiting(n);
             Stall();
+            RegisterBooks();
             Ready(n);
             foreach (Thread t in threads)
                 t.Join();
@@ -105,6 +107,7 @@ static class Program
             Stall();
         }
         Stall();
+        RegisterBooks();
         Ready(n);
         Task.WhenAll(tasks).Wait();
         return 0;
@@ -114,6 +117,55 @@ static class Program
     {
         while (Volatile.Read(ref s_waiting) < n)
             Thread.Sleep(1);
+    }
+
+    // The runtime's own books, for `memrun explain --books` only: with MEMRUN_BOOKS=1 a SIGUSR2
+    // handler is registered once every task waits, just before `ready`; memrun sends the signal at
+    // the hold, after its own snapshot. The handler prints the managed heap's size, then runs a full
+    // GC (without one, GC.GetGCMemoryInfo has nothing to say: at small N no GC has run by the hold)
+    // and prints what it found, to stderr as `books NAME VALUE`. Off by default: a figure's run
+    // reads one environment variable once every task waits, and registers nothing.
+    // PosixSignalRegistration (.NET 6) and GC.GetGCMemoryInfo (.NET Core 3.0) are not in Mono's
+    // mscorlib, which mcs compiles against, so both are found by reflection in the runtime that
+    // runs the program.
+    static object s_booksRegistration;
+
+    static void RegisterBooks()
+    {
+        if (Environment.GetEnvironmentVariable("MEMRUN_BOOKS") != "1")
+            return;
+        Type registration = Type.GetType("System.Runtime.InteropServices.PosixSignalRegistration, System.Runtime.InteropServices");
+        Type context = Type.GetType("System.Runtime.InteropServices.PosixSignalContext, System.Runtime.InteropServices");
+        Type signal = Type.GetType("System.Runtime.InteropServices.PosixSignal, System.Runtime.InteropServices");
+        if (registration == null || context == null || signal == null)
+        {
+            Console.Error.WriteLine("books: no PosixSignalRegistration in this runtime");
+            return;
+        }
+        Type handlerType = typeof(Action<>).MakeGenericType(context);
+        Delegate handler = Delegate.CreateDelegate(handlerType, typeof(Program).GetMethod("OnBooksSignal", BindingFlags.NonPublic | BindingFlags.Static));
+        object sigusr2 = Enum.ToObject(signal, 12);  // a raw signal number, as PosixSignal allows on Unix
+        s_booksRegistration = registration.GetMethod("Create").Invoke(null, new object[] { sigusr2, handler });
+    }
+
+    static void OnBooksSignal(object context)
+    {
+        context.GetType().GetProperty("Cancel").SetValue(context, true, null);  // else SIGUSR2's default: exit
+        Say("total_memory_before_gc", GC.GetTotalMemory(false));
+        Say("working_set_before_gc", Environment.WorkingSet);
+        GC.Collect();
+        Say("total_memory", GC.GetTotalMemory(false));
+        for (int g = 0; g <= GC.MaxGeneration; g++)
+            Say("collections_gen" + g.ToString(CultureInfo.InvariantCulture), GC.CollectionCount(g));
+        object last = typeof(GC).GetMethod("GetGCMemoryInfo", Type.EmptyTypes).Invoke(null, null);
+        foreach (string name in new[] { "Index", "HeapSizeBytes", "TotalCommittedBytes", "FragmentedBytes", "PromotedBytes" })
+            Say("gcinfo_" + name, Convert.ToInt64(last.GetType().GetProperty(name).GetValue(last, null), CultureInfo.InvariantCulture));
+        Say("working_set", Environment.WorkingSet);
+    }
+
+    static void Say(string name, long value)
+    {
+        Console.Error.WriteLine("books " + name + " " + value.ToString(CultureInfo.InvariantCulture));
     }
 
     static void Ready(int n)

@@ -9,6 +9,9 @@ import Data.Char (isDigit)
 import Foreign.C.String (CString, withCStringLen)
 import Foreign.C.Types (CInt (..), CSize (..))
 import GHC.Conc (BlockReason (BlockedOnMVar), ThreadId, ThreadStatus (..), threadStatus)
+import GHC.Stats (GCDetails (..), RTSStats (..), getRTSStats, getRTSStatsEnabled)
+import System.Mem (performMajorGC)
+import System.Posix.Signals (Handler (Catch), installHandler, sigUSR2)
 import System.Environment (getArgs, lookupEnv)
 import System.Exit (exitWith, ExitCode (ExitFailure))
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
@@ -77,10 +80,41 @@ main = do
     pure (t, mv)
   stall
   forM_ done (awaitWaiting . fst)
+  books <- lookupEnv "MEMRUN_BOOKS"
+  when (books == Just "1") (void (installHandler sigUSR2 (Catch printBooks) Nothing))
   stall
   putStrLn ("ready " ++ show n)
   hFlush stdout
   forM_ done (takeMVar . snd)
+
+-- The runtime's own books, for `memrun explain --books` only: with MEMRUN_BOOKS=1 (and +RTS -T,
+-- which the books' GHCRTS gives), a SIGUSR2 handler is installed once every thread waits, just
+-- before `ready`; memrun sends the signal at the hold, after its own snapshot. The handler runs a
+-- major GC, so that the live figures are the heap at the hold rather than at whichever GC came
+-- last, and prints GHC.Stats' figures to stderr as `books NAME VALUE`. Off by default: a figure's
+-- run reads one environment variable once every thread waits, and installs nothing.
+printBooks :: IO ()
+printBooks = do
+  enabled <- getRTSStatsEnabled
+  if not enabled
+    then hPutStrLn stderr "books: GHC.Stats is off (run with +RTS -T)"
+    else do
+      performMajorGC
+      s <- getRTSStats
+      let g = gc s
+          say' name v = hPutStrLn stderr ("books " ++ name ++ " " ++ show v)
+      say' "gcs" (gcs s)
+      say' "major_gcs" (major_gcs s)
+      say' "max_live_bytes" (max_live_bytes s)
+      say' "max_large_objects_bytes" (max_large_objects_bytes s)
+      say' "max_slop_bytes" (max_slop_bytes s)
+      say' "max_mem_in_use_bytes" (max_mem_in_use_bytes s)
+      say' "gcdetails_live_bytes" (gcdetails_live_bytes g)
+      say' "gcdetails_large_objects_bytes" (gcdetails_large_objects_bytes g)
+      say' "gcdetails_compact_bytes" (gcdetails_compact_bytes g)
+      say' "gcdetails_slop_bytes" (gcdetails_slop_bytes g)
+      say' "gcdetails_mem_in_use_bytes" (gcdetails_mem_in_use_bytes g)
+      say' "gcdetails_copied_bytes" (gcdetails_copied_bytes g)
 
 -- `ready` once every thread is blocked in threadDelay's takeMVar, i.e. its timeout is registered;
 -- no other MVar is taken before that. A counter bumped just before threadDelay is not enough: the

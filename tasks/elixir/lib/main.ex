@@ -27,6 +27,7 @@ defmodule Main do
     await_waiting(waiting, n)
     stall()
     IO.puts("ready #{n}")
+    books()
     Task.await_many(tasks, :infinity)
   end
 
@@ -36,6 +37,7 @@ defmodule Main do
     await_waiting(waiting, n)
     stall()
     IO.puts("ready #{n}")
+    books()
     # One :DOWN per handle, taken in the order they arrive: the processes end in whatever order
     # their timers fire across schedulers, and matching each ref in turn would rescan a long mailbox.
     Enum.each(procs, fn _ ->
@@ -66,6 +68,17 @@ defmodule Main do
     case :persistent_term.get({__MODULE__, :stall}) do
       0 -> :ok
       ms -> Process.sleep(ms)
+    end
+  end
+
+  # The runtime's own books, for `memrun explain --books` only: with MEMRUN_BOOKS=1, once every
+  # process waits (just after `ready`), :erlang.memory() and the process count to stderr as
+  # `books NAME VALUE`. Off by default: a figure's run reads one environment variable after `ready`
+  # and nothing more.
+  defp books do
+    if System.get_env("MEMRUN_BOOKS") == "1" do
+      for {k, v} <- :erlang.memory(), do: IO.puts(:stderr, "books #{k} #{v}")
+      IO.puts(:stderr, "books process_count #{:erlang.system_info(:process_count)}")
     end
   end
 

@@ -29,6 +29,7 @@ start() ->
     await_waiting(Waiting, N),
     stall(),
     io:format("ready ~b~n", [N]),
+    books(),
     await_all(Procs),
     erlang:halt(0).
 
@@ -60,6 +61,19 @@ stall() ->
     case persistent_term:get(?STALL) of
         0 -> ok;
         Ms -> receive after Ms -> ok end
+    end.
+
+%% The runtime's own books, for `memrun explain --books` only: with MEMRUN_BOOKS=1, once every
+%% process waits (just after `ready`), erlang:memory() and the process count to stderr as
+%% `books NAME VALUE`. Off by default: a figure's run reads one environment variable after `ready`
+%% and nothing more.
+books() ->
+    case os:getenv("MEMRUN_BOOKS") of
+        "1" ->
+            [io:format(standard_error, "books ~s ~b~n", [K, V]) || {K, V} <- erlang:memory()],
+            io:format(standard_error, "books process_count ~b~n", [erlang:system_info(process_count)]);
+        _ ->
+            ok
     end.
 
 %% `ready` once every process has run up to its sleep, not merely been spawned.
