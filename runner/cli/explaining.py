@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from runner.cli.app import InputError, err, machine, main, select_variants
+from runner.cli.app import InputError, err, machine, main, refuse_taken_label, select_variants
 from runner.cli.options import resolve_memory_cap
-from runner.cli.sweep_options import WAIT_OPTION
+from runner.cli.sweep_options import LABEL_OPTION, WAIT_OPTION
 from runner.inputs import parse_n_list
 from runner.units import format_number
 
@@ -31,9 +31,16 @@ from runner.units import format_number
 @click.option(
     "--sleep", type=float, default=3.0, show_default=True, help="Sleep of the --books runs, seconds."
 )
+@LABEL_OPTION
 @WAIT_OPTION
 def explain(
-    results: str, variants: tuple[str, ...], n_text: str | None, books: bool, sleep: float, wait: bool
+    results: str,
+    variants: tuple[str, ...],
+    n_text: str | None,
+    books: bool,
+    sleep: float,
+    label: str | None,
+    wait: bool,
 ) -> None:
     """Where each byte of a task goes, for the valid runs stored in RESULTS (default results/).
 
@@ -54,7 +61,7 @@ def explain(
     except ValueError as e:
         raise InputError(f"--n: {e}") from None
     if books:
-        _run_books(Path(results), list(variants), ns, sleep, wait)
+        _run_books(Path(results), list(variants), ns, sleep, label, wait)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)
         try:
@@ -92,9 +99,13 @@ def explain(
         click.echo(books_table(views, notes_of) if views else "(no books runs at N and at 1)")
 
 
-def _run_books(out: Path, names: list[str], ns: list[int], sleep: float, wait: bool) -> None:
-    """The books runs: each variant with books at N=1 and every N, stored in OUT."""
-    from runner import books, hostinfo
+def _run_books(
+    out: Path, names: list[str], ns: list[int], sleep: float, label: str | None, wait: bool
+) -> None:
+    """The books runs: each variant with books at N=1 and every N, stored in OUT under the label
+    (as a sweep's: refused where OUT holds it from another machine), its program built first as a
+    sweep builds it (a books switch lives in the program: a stale build would not have it)."""
+    from runner import books, hostinfo, tasks
     from runner.results import ResultsDir
 
     chosen = select_variants(names)
@@ -106,7 +117,11 @@ def _run_books(out: Path, names: list[str], ns: list[int], sleep: float, wait: b
         raise InputError("none of the chosen variants has [variant.books] in its manifest")
     store = ResultsDir(out)
     store.check_writable()
-    label = str(hostinfo.describe()["host"])
+    label = label or str(hostinfo.describe()["host"])
+    refuse_taken_label(store, label)
+    failed = tasks.build_all(with_books, log=err)
+    if failed:
+        raise InputError("; ".join(f"{name}: build failed: {why}" for name, why in failed.items()))
     cap = resolve_memory_cap("auto", log=err)
     with machine(wait):
         for v in with_books:
