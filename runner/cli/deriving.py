@@ -117,7 +117,7 @@ def table(
     """A Markdown table: one row per variant, one column per --col; a cell without a valid run
     says why."""
     from runner.derive.query import QueryError
-    from runner.derive.query import table as compute
+    from runner.derive.tabulate import table as compute
 
     named = {}
     for s in sources:
