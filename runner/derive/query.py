@@ -358,9 +358,11 @@ def value(
     variants: tuple[str, ...] = (),
     against: str | None = None,
     how: str = "ratio",
+    against_variant: str | None = None,
 ) -> str:
     """`memrun derive value`: one figure for a sentence (several quantities joined by `;` pool
-    their figures, each variant's once per quantity)."""
+    their figures, each variant's once per quantity). against_variant: every variant is compared
+    with that one variant of the other selection (a version against the installed runtime)."""
     parts = quantity.split(";")
     fmt_all = re.search(r"\{.*$", parts[-1])  # the last part's {format} is every part's
     if fmt_all and len(parts) > 1:
@@ -369,12 +371,19 @@ def value(
     if len(qs) > 1 and show not in ("range", "median", "count", "total"):
         raise QueryError(f"{quantity!r}: several quantities pool for --show range, median, count or total")
     sel = select(selection, workload)
+    if against_variant is not None and against is None:
+        against = selection
     theirs = select(against, workload) if against is not None else None
     found: dict[str, Value] = {}
     for i, q in enumerate(qs):
         mine = values(sel, q)
         if theirs is not None:
-            mine = compared(mine, values(theirs, q), how)
+            other = values(theirs, q)
+            if against_variant is not None:
+                if against_variant not in other:
+                    raise QueryError(f"--against-variant {against_variant}: no such variant in {against}")
+                other = dict.fromkeys(mine, other[against_variant])
+            mine = compared(mine, other, how)
         if variants:
             mine = {v: x for v, x in mine.items() if v in variants}
         found.update({(v if len(qs) == 1 else f"{v} ({i + 1})"): x for v, x in mine.items()})

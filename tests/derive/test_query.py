@@ -177,3 +177,13 @@ def test_a_sweeps_recorded_time_is_summed_over_the_selection(dirs):
         f.write(json.dumps(end) + "\n")
     assert value(str(host), "sweep:total_wall_s{:,.0f} s", "sleep") == "1,786 s"
     assert value(str(host), "sweep:programs_wall_s", "sleep") == "1785.20 s"
+
+
+def test_every_variant_against_one_variant(dirs):
+    """python's 61.0 MB at 10k over go's 42.96 in the same selection: 1.42."""
+    host, _ = dirs
+    assert (
+        value(str(host), "peak_rss@1e4{:.2f}", "sleep", variants=("python",), against_variant="go") == "1.42"
+    )
+    with pytest.raises(QueryError, match="--against-variant rust: no such variant"):
+        value(str(host), "peak_rss@1e4", "sleep", variants=("python",), against_variant="rust")
