@@ -73,21 +73,28 @@ def derive(ctx: click.Context, check: bool, jobs: int | None) -> None:
 @click.option(
     "--against", default=None, help="Another selection: the figure is this one's against it, per variant."
 )
+@click.option(
+    "--against-variant",
+    default=None,
+    help="Compare every variant with this one variant of --against (default: the same selection).",
+)
 @click.option("--as", "how", type=click.Choice(["ratio", "difference"]), default="ratio", show_default=True)
 @click.option("--show", type=click.Choice(["one", "range", "span", "median", "each", "count", "total"]),
               default="one", show_default=True, help=SHOW_HELP)  # fmt: skip
 @click.option("-r", "--variant", "variants", multiple=True, help="Only this variant (repeatable).")
 @workload_option()
-def value(selection: str, quantity: str, against: str | None, how: str, show: str, variants: tuple[str, ...],
-          workload: str) -> None:  # fmt: skip
+def value(selection: str, quantity: str, against: str | None, against_variant: str | None, how: str,
+          show: str, variants: tuple[str, ...], workload: str) -> None:  # fmt: skip
     """A figure of SELECTION (DIR[:LABEL][#K-M]): QUANTITY per variant (COLUMN@N, per_task:COLUMN@N,
-    held_rss@N, runs, machine:FIELD; a {format} after it), optionally against another selection,
-    shown as --show says. See runner/derive/query.py for the whole syntax."""
+    held_rss@N, runs, runs@N, valid@N, capacity:FIELD@BUDGET, sweep:FIELD, machine:FIELD; /NUMBER
+    after it divides by a published figure; QUANTITY;QUANTITY pools several for one range; a
+    {format} last), optionally against another selection, shown as --show says. See
+    runner/derive/query.py for the whole syntax."""
     from runner.derive.query import QueryError
     from runner.derive.query import value as compute
 
     try:
-        click.echo(compute(selection, quantity, workload, show, variants, against, how))
+        click.echo(compute(selection, quantity, workload, show, variants, against, how, against_variant))
     except (QueryError, ValueError) as e:
         raise InputError(str(e)) from None
 
@@ -117,7 +124,7 @@ def table(
     """A Markdown table: one row per variant, one column per --col; a cell without a valid run
     says why."""
     from runner.derive.query import QueryError
-    from runner.derive.query import table as compute
+    from runner.derive.tabulate import table as compute
 
     named = {}
     for s in sources:

@@ -16,9 +16,19 @@ A quantity, per variant:
   M(N) / N in KiB, where no run at N = 1 was made (the kernel part of N threads);
 - `held_rss@N`: the highest RSS of the run's timeline between `ready` and the end of its sleep
   (connections: while every connection was idle; `per_task:held_rss@N` against the same at 1);
-- `runs`: how many runs count;
+- `runs`: how many runs count; `runs@N`, `valid@N`: how many counted runs at N, how many of them
+  valid (a margin's "3 of 5");
+- `capacity:FIELD@BUDGET`: a stored capacity answer's field (`capacity:max_n@256MiB`; which
+  answer, and the fields: runner/derive/answers.py); `capacity:vs_naive@BUDGET`, its max N over
+  what dividing predicts from the selection's sweep (the capacity figure's "x naive" labels);
+- `sweep:FIELD`: a field of the selection's sweeps' end records, summed over them
+  (`total_wall_s`, `programs_wall_s`, `cells_run`);
 - `machine:FIELD`: a field of the selection's machine fingerprint (one value; `ram_bytes` in GiB).
-A `{format}` after it (`per_task:peak_rss@1e4{:.1f} KiB`) sets how each number is written.
+A `/NUMBER` after it divides each figure by that constant, a published figure in the same unit
+(`peak_rss@1e6/2658`: ours over the article's 2,658 MB, written as a ratio). Several quantities
+joined by `;` are one pool of figures for `--show range`, `median` or `count` (the article's
+ratios at four N: `peak_rss@1/1.8;peak_rss@1e4/28.6`). A `{format}` after it
+(`per_task:peak_rss@1e4{:.1f} KiB`) sets how each number is written.
 """
 
 from __future__ import annotations
@@ -35,13 +45,15 @@ from typing import Any
 import pandas as pd
 
 from runner import fingerprint
+from runner.analysis.capacity import naive_capacity
+from runner.derive import answers
 from runner.inputs import parse_n
 from runner.results import load_sweeps, workloads
 from runner.results.summary import counted_runs, load_runs
 from runner.results.timelines import load_timelines
 
 _SELECTION = re.compile(r"^(?P<dir>[^:#]+)(?::(?P<label>[^#]+))?(?:#(?P<lo>\d+)-(?P<hi>\d*))?$")
-_QUANTITY = re.compile(r"^(?P<what>[^{]+?)(?P<fmt>\{.*\}.*)?$")
+_QUANTITY = re.compile(r"^(?P<what>[^{/]+?)(?:/(?P<div>[0-9][0-9.,]*))?(?P<fmt>\{.*\}.*)?$")
 BYTES = {"peak_rss", "cgroup_peak", "sampled_peak_rss", "cgroup_kernel", "client_peak", "held_rss", "hwm_max"}
 SHOWS = ("one", "range", "span", "median", "each", "count", "total")
 
@@ -57,6 +69,10 @@ class Selection:
     text: str
     runs: pd.DataFrame
     sweeps: list[dict[str, Any]]
+    directory: str = ""
+    label: str | None = None
+    sessions: tuple[int, int | None] | None = None  # #K-M as written (capacity answers count their own)
+    workload: str = "sleep"
 
 
 @functools.cache
@@ -92,7 +108,8 @@ def select(text: str, workload: str) -> Selection:
         ids = ids[lo - 1 : hi]
         runs = runs[runs["sweep_id"].isin(ids)]
     chosen = [s for s in sweeps if s.get("sweep_id") in set(ids)]
-    return Selection(text, counted_runs(runs), chosen)
+    sessions = (int(m["lo"]), int(m["hi"]) if m["hi"] else None) if m["lo"] else None
+    return Selection(text, counted_runs(runs), chosen, m["dir"].rstrip("/"), label, sessions, workload)
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,7 @@ class Quantity:
     per_task: bool = False
     fmt: str | None = None
     baseline: bool = True  # per_task: against N = 1 (per_n: the whole value over N)
+    divisor: float | None = None  # /NUMBER: over a published figure
 
     @classmethod
     def parse(cls, text: str) -> Quantity:
@@ -110,8 +128,17 @@ class Quantity:
         if not m:
             raise QueryError(f"{text!r}: not a quantity")
         what, fmt = m["what"].strip(), m["fmt"]
-        if what in ("runs",) or what.startswith("machine:"):
-            return cls(text, what, None, fmt=fmt)
+        divisor = float(m["div"].replace(",", "")) if m["div"] else None
+        if divisor == 0:
+            raise QueryError(f"{text!r}: a figure cannot be divided by 0")
+        if what in ("runs",) or what.startswith(("machine:", "sweep:")):
+            return cls(text, what, None, fmt=fmt, divisor=divisor)
+        if what.startswith("capacity:"):
+            try:
+                answers.parse(what)
+            except answers.AnswerError as e:
+                raise QueryError(str(e)) from None
+            return cls(text, what, None, fmt=fmt, divisor=divisor)
         per_task = what.startswith(("per_task:", "per_n:"))
         baseline = not what.startswith("per_n:")
         what = what.removeprefix("per_task:").removeprefix("per_n:")
@@ -119,16 +146,23 @@ class Quantity:
         if not at:
             raise QueryError(f"{text!r}: say at which N, COLUMN@N")
         try:
-            return cls(text, column, parse_n(n), per_task, fmt, baseline)
+            return cls(text, column, parse_n(n), per_task, fmt, baseline, divisor)
         except ValueError as e:
             raise QueryError(f"{text!r}: {e}") from None
 
     @property
     def unit(self) -> str:
         base = self.column.split(".")[0]
+        if self.column.startswith("sweep:"):
+            return "s" if self.column.endswith("_s") else "count"
+        if self.column.startswith("capacity:"):
+            field, _ = answers.parse(self.column)
+            if field in answers.COUNTS:
+                return "count"
+            return "MB" if field.endswith("_bytes") else ("s" if field.endswith("_s") else "ratio")
         if self.per_task:
             return "KiB"
-        if self.column == "runs":
+        if self.column in ("runs", "valid"):
             return "count"
         if self.column == "machine:ram_bytes":
             return "GiB"
@@ -137,8 +171,10 @@ class Quantity:
         return "s" if base.endswith("_s") else ""
 
     def format(self, value: float) -> str:
-        default = {"KiB": "{:.2f}", "MB": "{:,.1f}", "GiB": "{:.1f} GiB", "s": "{:.2f} s", "count": "{:,.0f}"}
-        return unsigned_zero((self.fmt or default.get(self.unit, "{:g}")).format(value))
+        default = {"KiB": "{:.2f}", "MB": "{:,.1f}", "GiB": "{:.1f} GiB", "s": "{:.2f} s", "count": "{:,.0f}",
+                   "ratio": "{:.2f}"}  # fmt: skip
+        unit = "ratio" if self.divisor is not None else self.unit  # over a published figure
+        return unsigned_zero((self.fmt or default.get(unit, "{:g}")).format(value))
 
 
 def unsigned_zero(text: str) -> str:
@@ -214,9 +250,43 @@ def _median_at(sel: Selection, q: Quantity, n: int, column: str | None = None) -
 
 
 def values(sel: Selection, q: Quantity) -> dict[str, Value]:
-    """variant -> the quantity's value in the selection, in its unit."""
-    if q.column == "runs":
-        return {str(v): Value(float(len(r))) for v, r in sel.runs.groupby("variant", sort=True)}
+    """variant -> the quantity's value in the selection, in its unit (over its divisor, if any)."""
+    found = _values(sel, q)
+    if q.divisor is None:
+        return found
+    return {v: x if x.number is None else Value(x.number / q.divisor, x.reason) for v, x in found.items()}
+
+
+def _values(sel: Selection, q: Quantity) -> dict[str, Value]:
+    if q.column in ("runs", "valid"):
+        runs = sel.runs if q.n is None else sel.runs[sel.runs["n"] == q.n]
+        return {
+            str(v): Value(float(len(r) if q.column == "runs" else (r["verdict"] == "valid").sum()))
+            for v, r in runs.groupby("variant", sort=True)
+        }
+    if q.column.startswith("capacity:"):
+        field, budget = answers.parse(q.column)
+        try:
+            found = answers.figures(
+                sel.directory,
+                sel.label,
+                sel.sessions,
+                sel.workload,
+                "max_n" if field == "vs_naive" else field,
+                budget,
+            )
+        except answers.AnswerError as e:
+            raise QueryError(str(e)) from None
+        if field == "vs_naive":  # max N over what dividing the budget by the sweep's cost predicts
+            naive = naive_capacity(sel.runs, budget)
+            found = {v: x / naive[v] if x is not None and naive.get(v) else None for v, x in found.items()}
+        scale = 1e6 if q.unit == "MB" else 1.0
+        return {v: Value(x / scale if x is not None else None, "not recorded") for v, x in found.items()}
+    if q.column.startswith("sweep:"):
+        found = [s.get(q.column.removeprefix("sweep:")) for s in sel.sweeps]
+        if not any(isinstance(x, int | float) for x in found):
+            raise QueryError(f"{q.text!r}: no sweep of {sel.text} recorded it")
+        return {"": Value(math.fsum(float(x) for x in found if isinstance(x, int | float)))}
     if q.column.startswith("machine:"):
         field = q.column.removeprefix("machine:")
         found = [fingerprint.of_sweep(s).get(field) for s in sel.sweeps]
@@ -288,78 +358,37 @@ def value(
     variants: tuple[str, ...] = (),
     against: str | None = None,
     how: str = "ratio",
+    against_variant: str | None = None,
 ) -> str:
-    """`memrun derive value`: one figure for a sentence."""
-    q = Quantity.parse(quantity)
-    found = values(select(selection, workload), q)
+    """`memrun derive value`: one figure for a sentence (several quantities joined by `;` pool
+    their figures, each variant's once per quantity). against_variant: every variant is compared
+    with that one variant of the other selection (a version against the installed runtime)."""
+    parts = quantity.split(";")
+    fmt_all = re.search(r"\{.*$", parts[-1])  # the last part's {format} is every part's
+    if fmt_all and len(parts) > 1:
+        parts = [p if "{" in p else p + fmt_all.group(0) for p in parts]
+    qs = [Quantity.parse(part) for part in parts]
+    if len(qs) > 1 and show not in ("range", "median", "count", "total"):
+        raise QueryError(f"{quantity!r}: several quantities pool for --show range, median, count or total")
+    sel = select(selection, workload)
+    if against_variant is not None and against is None:
+        against = selection
+    theirs = select(against, workload) if against is not None else None
+    found: dict[str, Value] = {}
+    for i, q in enumerate(qs):
+        mine = values(sel, q)
+        if theirs is not None:
+            other = values(theirs, q)
+            if against_variant is not None:
+                if against_variant not in other:
+                    raise QueryError(f"--against-variant {against_variant}: no such variant in {against}")
+                other = dict.fromkeys(mine, other[against_variant])
+            mine = compared(mine, other, how)
+        if variants:
+            mine = {v: x for v, x in mine.items() if v in variants}
+        found.update({(v if len(qs) == 1 else f"{v} ({i + 1})"): x for v, x in mine.items()})
+    q = qs[0]
     fmt = q.format
-    if against is not None:
-        found = compared(found, values(select(against, workload), q), how)
-        if how == "ratio":
-            fmt = (q.fmt or "{:.1f}×").format
-    if variants:
-        found = {v: x for v, x in found.items() if v in variants}
+    if against is not None and how == "ratio":
+        fmt = (q.fmt or "{:.1f}×").format
     return shown(found, show, fmt)
-
-
-@dataclass(frozen=True)
-class Column:
-    header: str
-    parts: list[tuple[str, Quantity]]  # (selection name, quantity)
-
-    @classmethod
-    def parse(cls, text: str, names: set[str]) -> Column:
-        header, eq, spec = text.partition("=")
-        if not eq or not spec.strip():
-            raise QueryError(f"{text!r}: a column is HEADER=NAME:QUANTITY[+NAME:QUANTITY…]")
-        parts = []
-        for part in spec.split("+"):
-            name, colon, quantity = part.strip().partition(":")
-            if not colon or name not in names:
-                raise QueryError(
-                    f"{part!r}: each part is NAME:QUANTITY, NAME one of --from ({', '.join(sorted(names))})"
-                )
-            parts.append((name, Quantity.parse(quantity)))
-        return cls(header.strip(), parts)
-
-
-def table(
-    sources: dict[str, str],
-    columns: list[str],
-    workload: str,
-    variants: tuple[str, ...] = (),
-    sort: int = 1,
-) -> str:
-    """`memrun derive table`: a Markdown table, one row per variant, rows sorted by a column's
-    first figure (variants without one last)."""
-    selections = {name: select(text, workload) for name, text in sources.items()}
-    cols = [Column.parse(c, set(sources)) for c in columns]
-    cells: list[list[dict[str, Value]]] = [[values(selections[name], q) for name, q in c.parts] for c in cols]
-    names = sorted({v for col in cells for part in col for v in part if not variants or v in variants})
-    if not 0 <= sort <= len(cols):
-        raise QueryError(f"--sort {sort}: there are {len(cols)} columns (0: the order of -r)")
-
-    def key(v: str) -> tuple[bool, float, str]:
-        if sort == 0:  # as -r gave them (versions in version order)
-            return (False, float(variants.index(v)) if v in variants else 1e12, v)
-        x = cells[sort - 1][0].get(v)
-        return (x is None or x.number is None, x.number if x and x.number is not None else 0.0, v)
-
-    lines = ["| variant | " + " | ".join(c.header for c in cols) + " |", "|---|" + "---|" * len(cols)]
-    for v in sorted(names, key=key):
-        row = []
-        for c, col in zip(cols, cells, strict=True):
-            found = [part.get(v) for part in col]
-            if all(x is None for x in found):
-                row.append("—")
-            elif all(x is not None and x.number is None for x in found):
-                row.append(f"no figure: {next(x.reason for x in found if x is not None)}")
-            else:
-                row.append(
-                    " · ".join(
-                        q.format(x.number) if x and x.number is not None else "—"
-                        for (_, q), x in zip(c.parts, found, strict=True)
-                    )
-                )
-        lines.append(f"| {v} | " + " | ".join(row) + " |")
-    return "\n".join(lines)

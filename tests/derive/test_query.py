@@ -8,7 +8,8 @@ import json
 import pytest
 
 from runner.derive import query
-from runner.derive.query import QueryError, table, value
+from runner.derive.query import QueryError, value
+from runner.derive.tabulate import table
 from tests.support.crafted import write_results
 
 HOST = {
@@ -108,3 +109,81 @@ def test_sort_0_keeps_the_order_rows_were_asked_in(dirs):
     host, _ = dirs
     text = table({"h": str(host)}, ["MB=h:peak_rss@1e4"], "sleep", variants=("python", "go"), sort=0)
     assert [line.split(" | ")[0] for line in text.splitlines()[2:]] == ["| python", "| go"]
+
+
+def test_a_figure_over_a_published_one_and_several_pooled_for_a_range(dirs):
+    """Ours over the article's: go's 42.96 MB at 10k over 42.96 is 1.00, its 2.0 MB at 1 over 4
+    is 0.50; pooled, one range, the last part's format for both."""
+    host, _ = dirs
+    assert value(str(host), "peak_rss@1e4/42.96", "sleep", variants=("go",)) == "1.00"
+    assert value(str(host), "peak_rss@1/4;peak_rss@1e4/42.96{:.2f}×", "sleep", "range", variants=("go",)) == (
+        "0.50–1.00×"
+    )
+    with pytest.raises(QueryError, match="several quantities pool"):
+        value(str(host), "peak_rss@1/4;peak_rss@1e4/42.96", "sleep", "one", variants=("go",))
+    with pytest.raises(QueryError, match="divided by 0"):
+        value(str(host), "peak_rss@1/0", "sleep", variants=("go",))
+
+
+def test_runs_and_valid_runs_at_n_count_a_cell(dirs):
+    host, guest = dirs
+    assert value(str(host), "runs@1e4", "sleep", variants=("python",)) == "3"
+    # the guest's python at 10k failed (no figure): one run, none valid
+    assert value(f"{guest}:box@6.1", "runs@1e4", "sleep", variants=("python",)) == "1"
+    assert value(f"{guest}:box@6.1", "valid@1e4", "sleep", variants=("python",)) == "0"
+
+
+def _answer(cid: str, finished: str, max_n: int, cost: float, floor: float, probes: int) -> dict[str, object]:
+    return {"variant": "go", "budget_bytes": 256 << 20, "max_n": max_n, "capacity_id": cid, "label": "box",
+            "workload": "sleep", "finished_at": finished, "cost_s": cost, "floor_s": floor, "format": 2,
+            "probe_ids": [f"p{i}" for i in range(probes)], "confirmed": True, "noisy": False}  # fmt: skip
+
+
+def test_capacity_figures_come_from_the_stored_answers(dirs):
+    """The latest answer by default, the first session's with #1-1; vs_naive over what dividing
+    256 MiB by go's sweep predicts: (268,435,456 - 2,000,000) / 4,096 B = 65,048, and 32,524 is half."""
+    host, _ = dirs
+    from runner.derive import answers
+
+    answers._stored.cache_clear()
+    rows = [_answer("cap-1", "2026-11-20T11:00:00+0000", 30_000, 90.0, 60.0, 3),
+            _answer("cap-2", "2026-11-20T12:00:00+0000", 32_524, 20.0, 40.0, 1)]  # fmt: skip
+    (host / "capacity.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert value(str(host), "capacity:max_n@256MiB", "sleep") == "32,524"
+    assert value(f"{host}#1-1", "capacity:max_n@256MiB", "sleep") == "30,000"
+    assert value(f"{host}#1-1", "capacity:cost_floor@256MiB{:.2f} ×", "sleep") == "1.50 ×"
+    assert value(f"{host}#1-1", "capacity:probes@256MiB", "sleep") == "3"
+    assert value(str(host), "capacity:cost_s@256MiB", "sleep") == "20.00 s"
+    assert value(str(host), "capacity:vs_naive@256MiB", "sleep") == "0.50"
+    with pytest.raises(QueryError, match="no capacity answer at 1,073,741,824 bytes"):
+        value(str(host), "capacity:max_n@1GiB", "sleep")
+    with pytest.raises(QueryError, match="capacity:FIELD@BUDGET"):
+        value(str(host), "capacity:max_n", "sleep")
+
+
+def test_a_sweeps_recorded_time_is_summed_over_the_selection(dirs):
+    host, _ = dirs
+    with pytest.raises(QueryError, match=r"no sweep of .* recorded it"):
+        value(str(host), "sweep:total_wall_s", "sleep")
+    query._loaded.cache_clear()
+    end = {
+        "sweep_id": "sweep-box",
+        "event": "end",
+        "total_wall_s": 1786.4,
+        "programs_wall_s": 1785.2,
+        "format": 2,
+    }
+    with (host / "sweeps.jsonl").open("a") as f:
+        f.write(json.dumps(end) + "\n")
+    assert value(str(host), "sweep:total_wall_s{:,.0f} s", "sleep") == "1,786 s"
+    assert value(str(host), "sweep:programs_wall_s", "sleep") == "1785.20 s"
+
+
+def test_every_variant_against_one_variant(dirs):
+    """python's 61.0 MB at 10k over go's 42.96 in the same selection: 1.42."""
+    host, _ = dirs
+    assert (
+        value(str(host), "peak_rss@1e4{:.2f}", "sleep", variants=("python",), against_variant="go") == "1.42"
+    )
+    with pytest.raises(QueryError, match="--against-variant rust: no such variant"):
+        value(str(host), "peak_rss@1e4", "sleep", variants=("python",), against_variant="rust")
