@@ -59,7 +59,10 @@ def test_runs_overlap_only_while_the_others_hold_and_a_thread_limit_cell_runs_al
     big = pid_max + 1000  # past kernel.pid_max for a thread per task: predicted to meet it
     env = _tasks(tmp_path)
     out = tmp_path / "res"
-    args = ("sweep", "-r", "fake", "-r", "twin", "-r", "threaded", "--n", f"1,{big}", "--sleep", "5")
+    # 3 s: a run may start beside one whose hold has been idle for a second (admit.py), and its
+    # spawn, predicted with the margin, must end before that one's wake: with 3 s each run still
+    # has another beside it (the assertions below), and the six end sooner
+    args = ("sweep", "-r", "fake", "-r", "twin", "-r", "threaded", "--n", f"1,{big}", "--sleep", "3")
     p = run(*args, "--jobs", "4", "--out", str(out), tmp_path=tmp_path, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
     got = _records(out)
@@ -120,7 +123,8 @@ def test_a_stopped_sweep_with_runs_in_flight_leaves_nothing_and_resume_runs_the_
         "--n",
         "1",
         "--sleep",
-        "8",
+        "5",  # past the ~2 s until two runs are in flight (the second waits for the first's idle
+        # second), so that none has ended at the interrupt; the resume runs all three again
         "--out",
         str(out),
     )
