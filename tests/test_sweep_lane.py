@@ -123,8 +123,7 @@ def test_a_stopped_sweep_with_runs_in_flight_leaves_nothing_and_resume_runs_the_
         "--n",
         "1",
         "--sleep",
-        "5",  # past the ~2 s until two runs are in flight (the second waits for the first's idle
-        # second), so that none has ended at the interrupt; the resume runs all three again
+        "8",
         "--out",
         str(out),
     )
