@@ -59,6 +59,9 @@ def test_runs_overlap_only_while_the_others_hold_and_a_thread_limit_cell_runs_al
     big = pid_max + 1000  # past kernel.pid_max for a thread per task: predicted to meet it
     env = _tasks(tmp_path)
     out = tmp_path / "res"
+    # 5 s, not shorter: a run starts beside one whose hold has been idle for a second and only if
+    # its spawn, predicted with the margin and slack (admit.py), ends before that one's wake; with
+    # 3 s no run had another beside it (2026-11-27)
     args = ("sweep", "-r", "fake", "-r", "twin", "-r", "threaded", "--n", f"1,{big}", "--sleep", "5")
     p = run(*args, "--jobs", "4", "--out", str(out), tmp_path=tmp_path, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
