@@ -9,7 +9,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runner import fingerprint, hostinfo, tasks
@@ -131,6 +131,65 @@ class Settings:
             **({"at_hold": self.at_hold} if self.at_hold else {}),
             on_line=self.on_line,
             watchers=self.watchers,
+            **more,
+        )
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One run's command as every workload's execute() starts it (the manifest's argv and
+    environment, the user's --env, the futex preload, and why each N-dependent flag is there),
+    and the Execution it makes of what was measured: the one preamble and ending of every
+    workload's execute(), so that what a record says ran is built in one place."""
+
+    variant: tasks.Variant
+    n: int
+    sleep: float
+    settings: Settings
+    argv: list[str]
+    env: dict[str, str]
+    reasons: list[str]
+
+    @classmethod
+    def of(
+        cls,
+        variant: tasks.Variant,
+        n: int,
+        sleep: float,
+        settings: Settings,
+        **placeholders: int | str | None,
+    ) -> Launch:
+        """The command of variant at N with this run's settings and the workload's placeholders."""
+        argv, env, reasons = command(
+            variant, n, sleep, settings.env_override, settings.futex_hash, **placeholders
+        )
+        return cls(variant, n, sleep, settings, argv, env, reasons)
+
+    def prefixed(self, *words: str) -> Launch:
+        """The same command run under another (taskset -c CPUS)."""
+        return replace(self, argv=[*words, *self.argv])
+
+    def timeout(self, default: float) -> float:
+        """The user's --timeout, else the workload's default for this run."""
+        return self.settings.timeout if self.settings.timeout is not None else default
+
+    def run(self, timeout: float, **more: Any) -> RunResult:
+        """measure() this command (Settings.run); more: nofile, account_sockets, companion."""
+        return self.settings.run(self.argv, self.env, self.variant, timeout, **more)
+
+    def execution(self, timeout: float, result: RunResult, judged: verdict.Verdict, **more: Any) -> Execution:
+        """What ran, what it measured and how it was judged; more: buffer, client."""
+        return Execution(
+            self.variant,
+            self.n,
+            self.sleep,
+            timeout,
+            self.argv,
+            self.env,
+            self.reasons,
+            self.settings.memory_cap,
+            result,
+            judged,
             **more,
         )
 
