@@ -249,7 +249,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     label = label_of(opts)
     labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
-    start["workload"] = opts.workload
+    start["workload"] = opts.workload.name  # stored rows keep the name
     opts.out.add_sweep({**start, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
@@ -282,7 +282,7 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
     return [
         r
         for r in opts.out.existing_capacity()
-        if workloads.of(r) == opts.workload
+        if get(workloads.of(r)) is opts.workload
         and (r.get("label") == label or (r.get("label") is None and default))
     ]
 
@@ -323,7 +323,7 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather(r for r in records if r.workload == opts.workload)
+        self.pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
         self.checks = stored_checks(records, opts.workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []

@@ -97,6 +97,7 @@ def capacity(
     stored runs of OUT to count and its answers stored under LABEL@RELEASE.
     """
     from runner import capacity as searching
+    from runner import workload as workloads
     from runner.capacity import prepare
 
     budgets = _budgets(budgets_text)
@@ -104,12 +105,13 @@ def capacity(
     check_futex_hash(futex_hash)
     check_kernels(kernels)
     out = ResultsDir(out_dir)
+    chosen = workloads.get(workload)  # the name resolved once, here at the edge
     try:
-        records = prepare.history(out, history, workload)
+        records = prepare.history(out, history, chosen)
     except ResultsError as e:
         raise InputError(str(e)) from None
     opts = searching.CapacityOptions(
-        variants=prepare.with_workload(select_variants(variant_names), workload, log=err),
+        variants=prepare.with_workload(select_variants(variant_names), chosen, log=err),
         budgets=budgets,
         out=out,
         history=records,
@@ -118,7 +120,7 @@ def capacity(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         futex_hash=futex_hash,
-        workload=workload,
+        workload=chosen,
         buffer=buffer,
         label=label.strip() if label else None,
         jobs=jobs,
