@@ -159,7 +159,7 @@ def _check(
         seen.append(record)
         return Probe(fits(record), record.result.cgroup_peak if record.result else None)
 
-    line = cost.line(opts.history, variant.name, workload=variant.workload)
+    line = cost.line(opts.history, variant.name, workload=opts.workload)
     baseline = max(0, line.at(1)) if line is not None else 0
     rechecked = recheck(probe, found, budget, known, baseline=baseline, ceiling=ceiling)
     count = len(rechecked.at_max)

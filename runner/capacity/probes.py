@@ -165,7 +165,7 @@ class Prober:
         if self.lane is None:
             return execute(self.variant, n, sleep, **settings), {}
         v = self.variant
-        pred = predict([r for r in self._history() if r.result], v.name, n, v.workload)
+        pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
         alone = alone_because(
             n, v.per_task, self.opts.limits, self.opts.raise_limits, get(v.workload).overlaps

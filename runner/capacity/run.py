@@ -70,15 +70,15 @@ def _start(
     budget's answer scaled. An earlier answer is the best guess there is (a re-run after an
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
-    fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
+    fit = cost.line(prober.opts.history, variant.name, workload=prober.opts.workload)
     known = before is not None and before.result.max_n > 0  # (without a hint: none failed below the ceiling)
     if fit is None and not known:  # a line from the stored runs of this boundary, else calibrate:
         # a baseline and a slope from two small runs under the cap
-        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=variant.workload)
+        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=prober.opts.workload)
         for n in CALIBRATION_N if fit is None else ():
             prober(n)
         if fit is None:
-            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
+            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=prober.opts.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
     hint, noisy = None, False
