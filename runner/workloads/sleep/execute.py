@@ -14,6 +14,6 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     timeout = launch.timeout(default_timeout(sleep))
     result = launch.run(timeout)
     judged = verdict.classify(
-        result, n, sleep, variant.per_task, failures=variant.failures, workload=variant.workload
+        result, n, sleep, variant.per_task, failures=variant.failures, workload=workload
     )
     return launch.execution(timeout, result, judged)
