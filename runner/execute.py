@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from runner import fingerprint, hostinfo, tasks
-from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, read_limits
 from runner.measure import RunResult, Sample, Watcher, measure
@@ -52,7 +51,7 @@ class Execution:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind,
         and a scheduler's beside and predicted... run_id: the one the scheduler knew it by."""
         r = self.result
-        holds_after_ready = workloads.get(self.variant.workload).holds_after_ready
+        holds_after_ready = self.variant.workload.holds_after_ready
         until = overlap.hold_window_end(holds_after_ready, r.ready_s, self.sleep)
         return RunRecord(
             run_id=run_id or new_run_id(),
@@ -71,7 +70,7 @@ class Execution:
             remedy=self.judged.remedy,
             memory_cap=self.memory_cap,
             result=self.result,
-            workload=self.variant.workload,
+            workload=self.variant.workload.name,  # stored rows keep the name
             buffer=self.buffer,
             client=self.client,
             overlap_by_timing=self.judged.overlap_by_timing,
@@ -215,7 +214,7 @@ def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Ex
     under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
     Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
     env_override, buffer, params)."""
-    return workloads.get(variant.workload).execute(variant, n, sleep, Settings(**settings))
+    return variant.workload.execute(variant, n, sleep, Settings(**settings))
 
 
 def command(
@@ -249,7 +248,7 @@ def unrunnable_record(
         code=judged.code,
         reason=judged.reason,
         remedy=judged.remedy,
-        workload=variant.workload,
+        workload=variant.workload.name,
         **identity,  # type: ignore[arg-type]
     )
 

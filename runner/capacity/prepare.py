@@ -56,9 +56,9 @@ def with_workload(
 ) -> list[tasks.Variant]:
     """The variants as they run the workload; those whose manifest lacks it are named and left out."""
     for v in variants:
-        if workload.name not in v.has:
+        if not v.runs(workload):
             log(f"{v.name}: not searched, no {workload.name} workload in its manifest")
-    return [v.under(workload.name) for v in variants if workload.name in v.has]
+    return [v.under(workload) for v in variants if v.runs(workload)]
 
 
 def prepare(opts: CapacityOptions, log: Callable[[str], None]) -> None:

@@ -120,7 +120,7 @@ class Prober:
     count: int = 0
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
-        if problem := get(self.variant.workload).cell_problem(n):
+        if problem := self.variant.workload.cell_problem(n):
             # A failure the machine decides (connections: past the descriptors this process can
             # grant), stored as one, never a run whose client cannot open a single connection.
             judged = verdict.Verdict("failed", *problem)
@@ -167,11 +167,9 @@ class Prober:
         v = self.variant
         pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
-        alone = alone_because(
-            n, v.per_task, self.opts.limits, self.opts.raise_limits, get(v.workload).overlaps
-        )
+        alone = alone_because(n, v.per_task, self.opts.limits, self.opts.raise_limits, v.workload.overlaps)
         plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone)
-        plan = dataclasses.replace(plan, holds_after_ready=get(v.workload).holds_after_ready)
+        plan = dataclasses.replace(plan, holds_after_ready=v.workload.holds_after_ready)
         self.count += 1
         ran = self.lane.run(
             (*self.order, self.count), plan, lambda w: execute(v, n, sleep, **settings, watchers=w)

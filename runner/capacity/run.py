@@ -104,7 +104,7 @@ def _start(
     if variant.per_task.get("threads") and not known:  # an OS thread costs its kernel memory
         # (a guess from Rust's threads: C's fit 2 % more, so a stored answer is not cut by it)
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    workload = get(variant.workload)
+    workload = variant.workload
     limited = variant.per_task or workload.caps_n()  # a connection always needs one
     if limited and (allowed := max_n(variant.per_task, read_limits(), workload=workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
@@ -124,7 +124,7 @@ def boundary(variant: tasks.Variant, budget: int, identity: dict[str, Any]) -> B
     return Boundary(
         variant.name,
         budget,
-        variant.workload,
+        variant.workload.name,  # compared with stored answers, which keep the name
         identity.get("label"),
         program.digest(variant.folder.dir),
         json.dumps(identity.get("versions", {}), sort_keys=True),
@@ -219,7 +219,7 @@ def answer(
         probe_ids=[r.run_id or "" for r in ran],
         sleep_s=last.sleep_s if last is not None else None,
         peak_bytes=last.result.cgroup_peak if last is not None and last.result else None,
-        workload=variant.workload,
+        workload=variant.workload.name,
         evidence_runs=len(pooled),
         passed_at_max=found.passed_at_max,
         program=program.digest(variant.folder.dir),

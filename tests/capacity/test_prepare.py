@@ -26,7 +26,7 @@ def test_variants_without_the_workload_are_named_and_left_out() -> None:
     said: list[str] = []
     http = workloads.get("http")
     kept = prepare.with_workload(variants, http, log=said.append)
-    assert all(v.workload == "http" for v in kept)
+    assert all(v.workload is http for v in kept)
     assert len(kept) + len(said) == len(variants)
     assert all("no http workload in its manifest" in line for line in said)
 

@@ -18,6 +18,7 @@ from runner.limits import read_limits
 from runner.measure import Sample, measure
 from runner.paths import BUILD_DIR
 from runner.workload import get
+from runner.workload import get as get_workload
 from tests.support.here import HERE, HERE_CONN, JAVA, PRIVILEGED, RUST
 from tests.support.process import require
 from tests.support.runs import (
@@ -490,8 +491,8 @@ def test_a_real_emfile_is_diagnosed_from_the_fixture_manifest(tmp_path):
 
 def test_the_servers_own_emfile_and_enfile_words_from_their_manifests():
     """Go's lower-case strerror and Elixir's atoms, as their task.toml entries describe them."""
-    go = VARIANTS["go"].under("connections")
-    elixir = VARIANTS["elixir"].under("connections")
+    go = VARIANTS["go"].under(get_workload("connections"))
+    elixir = VARIANTS["elixir"].under(get_workload("connections"))
     go_out = failed(exit_code=1, stderr_tail=GO_EMFILE)
     v = verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, go.failures, CONNECTIONS)
     assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
