@@ -9,11 +9,10 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runner import fingerprint, hostinfo, tasks
-from runner import workload as workloads
 from runner.judge import overlap, verdict
 from runner.limits import futex, page_reporting, read_limits
 from runner.measure import RunResult, Sample, Watcher, measure
@@ -52,7 +51,7 @@ class Execution:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind,
         and a scheduler's beside and predicted... run_id: the one the scheduler knew it by."""
         r = self.result
-        holds_after_ready = workloads.get(self.variant.workload).holds_after_ready
+        holds_after_ready = self.variant.workload.holds_after_ready
         until = overlap.hold_window_end(holds_after_ready, r.ready_s, self.sleep)
         return RunRecord(
             run_id=run_id or new_run_id(),
@@ -71,7 +70,7 @@ class Execution:
             remedy=self.judged.remedy,
             memory_cap=self.memory_cap,
             result=self.result,
-            workload=self.variant.workload,
+            workload=self.variant.workload.name,  # stored rows keep the name
             buffer=self.buffer,
             client=self.client,
             overlap_by_timing=self.judged.overlap_by_timing,
@@ -135,6 +134,65 @@ class Settings:
         )
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One run's command as every workload's execute() starts it (the manifest's argv and
+    environment, the user's --env, the futex preload, and why each N-dependent flag is there),
+    and the Execution it makes of what was measured: the one preamble and ending of every
+    workload's execute(), so that what a record says ran is built in one place."""
+
+    variant: tasks.Variant
+    n: int
+    sleep: float
+    settings: Settings
+    argv: list[str]
+    env: dict[str, str]
+    reasons: list[str]
+
+    @classmethod
+    def of(
+        cls,
+        variant: tasks.Variant,
+        n: int,
+        sleep: float,
+        settings: Settings,
+        **placeholders: int | str | None,
+    ) -> Launch:
+        """The command of variant at N with this run's settings and the workload's placeholders."""
+        argv, env, reasons = command(
+            variant, n, sleep, settings.env_override, settings.futex_hash, **placeholders
+        )
+        return cls(variant, n, sleep, settings, argv, env, reasons)
+
+    def prefixed(self, *words: str) -> Launch:
+        """The same command run under another (taskset -c CPUS)."""
+        return replace(self, argv=[*words, *self.argv])
+
+    def timeout(self, default: float) -> float:
+        """The user's --timeout, else the workload's default for this run."""
+        return self.settings.timeout if self.settings.timeout is not None else default
+
+    def run(self, timeout: float, **more: Any) -> RunResult:
+        """measure() this command (Settings.run); more: nofile, account_sockets, companion."""
+        return self.settings.run(self.argv, self.env, self.variant, timeout, **more)
+
+    def execution(self, timeout: float, result: RunResult, judged: verdict.Verdict, **more: Any) -> Execution:
+        """What ran, what it measured and how it was judged; more: buffer, client."""
+        return Execution(
+            self.variant,
+            self.n,
+            self.sleep,
+            timeout,
+            self.argv,
+            self.env,
+            self.reasons,
+            self.settings.memory_cap,
+            result,
+            judged,
+            **more,
+        )
+
+
 def campaign_settings(opts: Any, **per_run: Any) -> dict[str, Any]:
     """The settings of one run of a campaign (runner.sweep.SweepOptions,
     runner.capacity.CapacityOptions): what every run of it shares, read from its options in this
@@ -156,7 +214,7 @@ def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Ex
     under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
     Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
     env_override, buffer, params)."""
-    return workloads.get(variant.workload).execute(variant, n, sleep, Settings(**settings))
+    return variant.workload.execute(variant, n, sleep, Settings(**settings))
 
 
 def command(
@@ -190,7 +248,7 @@ def unrunnable_record(
         code=judged.code,
         reason=judged.reason,
         remedy=judged.remedy,
-        workload=variant.workload,
+        workload=variant.workload.name,
         **identity,  # type: ignore[arg-type]
     )
 

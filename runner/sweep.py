@@ -87,8 +87,7 @@ class Progress:
 def runnable(opts: SweepOptions) -> list[tasks.Variant]:
     """The variants as they run the sweep's workload; those whose manifest lacks it are left out
     (skipped() names them)."""
-    name = opts.workload.name
-    return [v.under(name) for v in opts.variants if name in v.has]
+    return [v.under(opts.workload) for v in opts.variants if v.runs(opts.workload)]
 
 
 def skipped(opts: SweepOptions, refuse_all: bool = False) -> list[str]:

@@ -30,6 +30,7 @@ from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
 
 if TYPE_CHECKING:
     from runner.sweep import Cell, Progress, SweepOptions
+    from runner.workload import Workload
 
 
 def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
@@ -130,7 +131,7 @@ class Sweeping:
         mine = [
             r for r in self.known if r.variant == v.name and r.kind == "sweep" and r.label == self.opts.label
         ]
-        pred = predict(mine, v.name, cell.n, v.workload, rate=TYPICAL_PER_TASK_S)
+        pred = predict(mine, v.name, cell.n, self.opts.workload, rate=TYPICAL_PER_TASK_S)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
         alone = alone_because(
             cell.n, v.per_task, self.limits, self.opts.raise_limits, True, self.opts.workload
@@ -203,7 +204,7 @@ def unrunnable(
     if problem := opts.workload.cell_problem(cell.n):
         return verdict.Verdict("failed", *problem)
     if opts.memory_cap is not None:
-        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload.name)
+        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
         if need is not None and need.bytes > opts.memory_cap:
             return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
     return None
@@ -229,7 +230,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     if cannot:
         return _not_run(ctx, lane, index, cell, cannot)
     workload = opts.workload  # the one its variant runs (Variant.under)
-    pred = predict(ctx.mine(v.name), v.name, cell.n, v.workload)
+    pred = predict(ctx.mine(v.name), v.name, cell.n, workload)
     sleep = chosen_sleep(opts.sleep, pred, cell.n, v.per_task, ctx.limits)
     alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, workload)
     records: list[RunRecord] = []
@@ -252,7 +253,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
             f"running again with sleep {longer:g} s (--sleep auto)"
         )
         sleep, retried = longer, True
-        pred = predict([*ctx.mine(v.name), *records], v.name, cell.n, v.workload)
+        pred = predict([*ctx.mine(v.name), *records], v.name, cell.n, workload)
 
 
 def _attempt(
@@ -290,7 +291,7 @@ def _attempt(
         )  # fmt: skip
         ctx.store(record, ex.timeline())
         return record, None
-    record = _with_need(record, cell, [*ctx.runs(), *before])
+    record = _with_need(record, cell, [*ctx.runs(), *before], ctx.opts.workload)
     # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
     # pid_max waits for threads to end before starting more, so no sleep would make it valid.
     ready_s = ex.result.ready_s
@@ -310,13 +311,13 @@ def _attempt(
     return record, longer
 
 
-def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord]) -> RunRecord:
+def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord], workload: Workload) -> RunRecord:
     """A thread cell without a figure says what N would take in memory (runner.results.needs),
     after the limits it names: raising them is no use when the machine cannot hold N threads."""
     if record.verdict == "valid":
         return record
     v = cell.variant
-    takes = thread_need(known, v.name, v.per_task, cell.n, read_limits(), v.workload)
+    takes = thread_need(known, v.name, v.per_task, cell.n, read_limits(), workload)
     if takes is None:
         return record
     return record.replace(remedy=f"{record.remedy}; {takes}" if record.remedy else takes)

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runner import tasks
 from runner.execute import execute
 from runner.inputs import parse_n
+from runner.workload import get as get_workload
 from runner.workloads.web.independent import attack, ensure_vegeta, installed_version, vegeta_path
 from runner.workloads.web.params import duration, split_cpus, text
 
@@ -67,7 +68,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     for name in args.variants:
-        variant = every[name].under("http")
+        variant = every[name].under(get_workload("http"))
         ours, theirs, busy, vbusy, cpu, vcpu = [], [], [], [], [], []
         for _ in range(args.repeat):  # alternate, so that the machine's noise falls on both
             a, b, k = memrun_rate(variant, c, rate, warmup, window)

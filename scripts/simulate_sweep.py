@@ -25,6 +25,7 @@ from runner.scheduling.alone import alone_because
 from runner.scheduling.memory import free_memory
 from runner.scheduling.predict import predict
 from runner.sweep_lane import chosen_sleep
+from runner.workload import get
 
 
 def _runs(results: Path, sweep_id: str) -> tuple[list[RunRecord], dict]:
@@ -51,7 +52,7 @@ def _lanes(records: list[RunRecord], start: dict, sleep: SleepSpec, jobs: int) -
             if not final or final[0].result is None:
                 continue
             r = final[0]
-            pred = predict(done, name, n, "sleep")
+            pred = predict(done, name, n, get(None))
             per_task = variants[name].per_task if name in variants else {}
             limits = start.get("limits") or {}
             alone = alone_because(n, per_task, limits, False, True)

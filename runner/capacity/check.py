@@ -25,6 +25,7 @@ from runner.capacity.search import Probe, _State
 from runner.inputs import MAX_N
 from runner.results import RunRecord, cost, latest_capacity
 from runner.results.capacity import CapacityResult
+from runner.workload import get
 
 
 @dataclass
@@ -104,7 +105,7 @@ def run_checks(
         if (v.name, b) in latest and int(latest[(v.name, b)]["max_n"]) > 0
     ]
     records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]
-    pooled = evidence.gather(r for r in records if r.workload == opts.workload)
+    pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
     checks = []
     with session(opts, progress, "capacity-check", busy=bool(todo)) as identity:
         for variant, budget, stored in todo:
@@ -158,7 +159,7 @@ def _check(
         seen.append(record)
         return Probe(fits(record), record.result.cgroup_peak if record.result else None)
 
-    line = cost.line(opts.history, variant.name, workload=variant.workload)
+    line = cost.line(opts.history, variant.name, workload=opts.workload)
     baseline = max(0, line.at(1)) if line is not None else 0
     rechecked = recheck(probe, found, budget, known, baseline=baseline, ceiling=ceiling)
     count = len(rechecked.at_max)

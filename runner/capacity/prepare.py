@@ -10,6 +10,7 @@ from pathlib import Path
 from runner import tasks
 from runner.capacity.probes import CapacityOptions
 from runner.results import ResultsDir, RunRecord, load_records
+from runner.workload import Workload, get
 
 
 class BudgetError(ValueError):
@@ -41,23 +42,23 @@ def budgets(text: str) -> list[int]:
     return sorted(found)
 
 
-def history(out: ResultsDir, dirs: Sequence[str], workload: str) -> list[RunRecord]:
+def history(out: ResultsDir, dirs: Sequence[str], workload: Workload) -> list[RunRecord]:
     """The runs of this workload stored in the history directories (default: OUT itself), which a
     search learns its start and its sleeps from. ResultsError when OUT is not writable or a file
     cannot be read."""
     out.check_writable()
     past = [p for p in map(Path, dirs or (str(out.path),)) if (p / "runs.jsonl").exists()]
-    return [r for _, r in load_records(past) if r.workload == workload] if past else []
+    return [r for _, r in load_records(past) if get(r.workload) is workload] if past else []
 
 
 def with_workload(
-    variants: Sequence[tasks.Variant], workload: str, log: Callable[[str], None]
+    variants: Sequence[tasks.Variant], workload: Workload, log: Callable[[str], None]
 ) -> list[tasks.Variant]:
     """The variants as they run the workload; those whose manifest lacks it are named and left out."""
     for v in variants:
-        if workload not in v.has:
-            log(f"{v.name}: not searched, no {workload} workload in its manifest")
-    return [v.under(workload) for v in variants if workload in v.has]
+        if not v.runs(workload):
+            log(f"{v.name}: not searched, no {workload.name} workload in its manifest")
+    return [v.under(workload) for v in variants if v.runs(workload)]
 
 
 def prepare(opts: CapacityOptions, log: Callable[[str], None]) -> None:

@@ -21,7 +21,7 @@ from runner.scheduling.admit import Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane
-from runner.workload import DEFAULT, get
+from runner.workload import DEFAULT, Workload, get
 from runner.workloads.connections import DEFAULT_BUFFER
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ class CapacityOptions:
     raise_limits: bool = False
     futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
-    workload: str = DEFAULT  # the variants above are seen under it (Variant.under)
+    # the variants above are seen under it (Variant.under): resolved once, at the CLI edge
+    workload: Workload = field(default_factory=lambda: get(DEFAULT))
     buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
     label: str | None = None  # --label; None: the host name (with the futex hash, if set)
     jobs: int = 1  # probes in flight at most (runner.scheduling); 1: one at a time, in order
@@ -92,10 +93,10 @@ def too_short(record: RunRecord, growing: bool = True) -> bool:
     )
 
 
-def stored_checks(records: Iterable[RunRecord], workload: str = DEFAULT) -> list[RunRecord]:
+def stored_checks(records: Iterable[RunRecord], workload: Workload) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
-    return [r for r in records if r.kind == "capacity-check" and r.workload == workload]
+    return [r for r in records if r.kind == "capacity-check" and get(r.workload) is workload]
 
 
 @dataclass
@@ -119,7 +120,7 @@ class Prober:
     count: int = 0
 
     def run(self, n: int, sleep: float, how: str) -> RunRecord:
-        if problem := get(self.variant.workload).cell_problem(n):
+        if problem := self.variant.workload.cell_problem(n):
             # A failure the machine decides (connections: past the descriptors this process can
             # grant), stored as one, never a run whose client cannot open a single connection.
             judged = verdict.Verdict("failed", *problem)
@@ -164,14 +165,12 @@ class Prober:
         if self.lane is None:
             return execute(self.variant, n, sleep, **settings), {}
         v = self.variant
-        pred = predict([r for r in self._history() if r.result], v.name, n, v.workload)
+        pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
-        alone = alone_because(
-            n, v.per_task, self.opts.limits, self.opts.raise_limits, get(v.workload).overlaps
-        )
+        alone = alone_because(n, v.per_task, self.opts.limits, self.opts.raise_limits, v.workload.overlaps)
         warm = min(pred.warm, self.budget)
         plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone, warm=warm)
-        plan = dataclasses.replace(plan, holds_after_ready=get(v.workload).holds_after_ready)
+        plan = dataclasses.replace(plan, holds_after_ready=v.workload.holds_after_ready)
         self.count += 1
         ran = self.lane.run(
             (*self.order, self.count), plan, lambda w: execute(v, n, sleep, **settings, watchers=w)

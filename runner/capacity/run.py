@@ -70,15 +70,15 @@ def _start(
     budget's answer scaled. An earlier answer is the best guess there is (a re-run after an
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
-    fit = cost.line(prober.opts.history, variant.name, workload=variant.workload)
+    fit = cost.line(prober.opts.history, variant.name, workload=prober.opts.workload)
     known = before is not None and before.result.max_n > 0  # (without a hint: none failed below the ceiling)
     if fit is None and not known:  # a line from the stored runs of this boundary, else calibrate:
         # a baseline and a slope from two small runs under the cap
-        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=variant.workload)
+        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=prober.opts.workload)
         for n in CALIBRATION_N if fit is None else ():
             prober(n)
         if fit is None:
-            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=variant.workload)
+            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=prober.opts.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
     hint, noisy = None, False
@@ -104,7 +104,7 @@ def _start(
     if variant.per_task.get("threads") and not known:  # an OS thread costs its kernel memory
         # (a guess from Rust's threads: C's fit 2 % more, so a stored answer is not cut by it)
         start = min(start, max(1, budget // THREAD_FLOOR_BYTES))
-    workload = get(variant.workload)
+    workload = variant.workload
     limited = variant.per_task or workload.caps_n()  # a connection always needs one
     if limited and (allowed := max_n(variant.per_task, read_limits(), workload=workload)):
         # No more tasks start than the kernel limits allow their threads and mappings (as
@@ -124,7 +124,7 @@ def boundary(variant: tasks.Variant, budget: int, identity: dict[str, Any]) -> B
     return Boundary(
         variant.name,
         budget,
-        variant.workload,
+        variant.workload.name,  # compared with stored answers, which keep the name
         identity.get("label"),
         program.digest(variant.folder.dir),
         json.dumps(identity.get("versions", {}), sort_keys=True),
@@ -219,7 +219,7 @@ def answer(
         probe_ids=[r.run_id or "" for r in ran],
         sleep_s=last.sleep_s if last is not None else None,
         peak_bytes=last.result.cgroup_peak if last is not None and last.result else None,
-        workload=variant.workload,
+        workload=variant.workload.name,
         evidence_runs=len(pooled),
         passed_at_max=found.passed_at_max,
         program=program.digest(variant.folder.dir),
@@ -249,7 +249,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     label = label_of(opts)
     labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
-    start["workload"] = opts.workload
+    start["workload"] = opts.workload.name  # stored rows keep the name
     opts.out.add_sweep({**start, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
@@ -282,7 +282,7 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
     return [
         r
         for r in opts.out.existing_capacity()
-        if workloads.of(r) == opts.workload
+        if get(workloads.of(r)) is opts.workload
         and (r.get("label") == label or (r.get("label") is None and default))
     ]
 
@@ -323,7 +323,7 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather(r for r in records if r.workload == opts.workload)
+        self.pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
         self.checks = stored_checks(records, opts.workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []

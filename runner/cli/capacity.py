@@ -8,31 +8,25 @@ import click
 
 from runner.cli.app import (
     InputError,
-    KeepsArgs,
     check_futex_hash,
     check_raise_limits,
     err,
     given_args,
     machine,
-    main,
     refuse_taken_label,
     select_variants,
 )
+from runner.cli.campaign_options import campaign_command, run_options
 from runner.cli.capacity_here import searches_here
 from runner.cli.capacity_options import search_options
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
-from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION, out_option
+from runner.cli.options import out_option
 from runner.cli.sweep_options import jobs_option
-from runner.cli.workload_options import workload_option, workloads_epilog
 from runner.results import ResultsDir, ResultsError
 from runner.vm.guest import guest_args
 
 
-@main.command(
-    cls=KeepsArgs,
-    short_help="Find how many concurrent tasks fit in a memory budget.",
-    epilog=workloads_epilog(lambda w: w.capacity_help),
-)
+@campaign_command("Find how many concurrent tasks fit in a memory budget.", lambda w: w.capacity_help)
 @click.option(
     "--memory",
     "budgets_text",
@@ -43,7 +37,7 @@ from runner.vm.guest import guest_args
 @out_option("Results directory: every probe run goes to OUT/runs.jsonl, each result to OUT/capacity.jsonl.")
 @search_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per (variant, budget).")
-@INTERVAL_OPTION
+@run_options
 @click.option(
     "--raise-limits",
     is_flag=True,
@@ -51,9 +45,6 @@ from runner.vm.guest import guest_args
     "`memrun limits --workload connections` lists) to what the largest budget can hold.",
 )
 @click.option("--wait", is_flag=True, help="Wait for another measurement to finish instead of exiting 2.")
-@FUTEX_HASH_OPTION
-@workload_option()
-@BUFFER_OPTION
 @click.option(
     "--label",
     default=None,
@@ -106,6 +97,7 @@ def capacity(
     stored runs of OUT to count and its answers stored under LABEL@RELEASE.
     """
     from runner import capacity as searching
+    from runner import workload as workloads
     from runner.capacity import prepare
 
     budgets = _budgets(budgets_text)
@@ -113,12 +105,13 @@ def capacity(
     check_futex_hash(futex_hash)
     check_kernels(kernels)
     out = ResultsDir(out_dir)
+    chosen = workloads.get(workload)  # the name resolved once, here at the edge
     try:
-        records = prepare.history(out, history, workload)
+        records = prepare.history(out, history, chosen)
     except ResultsError as e:
         raise InputError(str(e)) from None
     opts = searching.CapacityOptions(
-        variants=prepare.with_workload(select_variants(variant_names), workload, log=err),
+        variants=prepare.with_workload(select_variants(variant_names), chosen, log=err),
         budgets=budgets,
         out=out,
         history=records,
@@ -127,7 +120,7 @@ def capacity(
         interval=interval / 1000.0,
         raise_limits=raise_limits,
         futex_hash=futex_hash,
-        workload=workload,
+        workload=chosen,
         buffer=buffer,
         label=label.strip() if label else None,
         jobs=jobs,

@@ -102,8 +102,9 @@ def inspect(
         raise InputError(f"cannot write figures to {out}: {e.strerror}") from None
     for i, (directory, record) in enumerate(chosen):
         variant = known.get(record.variant)
-        if variant and record.workload in variant.has and record.workload != variant.workload:
-            variant = variant.under(record.workload)  # its per-task needs under that workload
+        ran = get_workload(record.workload)  # the stored row's name, resolved once here
+        if variant and variant.runs(ran) and ran is not variant.workload:
+            variant = variant.under(ran)  # its per-task needs under that workload
         case = make_case(
             directory,
             record,

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from runner import workload as workloads
 from runner.cli.app import err
 from runner.measure import Sample
 from runner.results.record import RunRecord
@@ -68,7 +67,7 @@ class SweepPrinter:
             click.echo(line, err=True)
 
     def on_start(self, cell: Cell, i: int, total: int, sleep: float) -> None:
-        held = workloads.get(cell.variant.workload).words.hold
+        held = cell.variant.workload.words.hold
         with self._lock:
             self._runs[(cell.variant.name, cell.n)] = ((f"[{i}/{total}]", f"({held} {sleep:g} s)"), None)
             self._redraw(force=True)

@@ -8,20 +8,16 @@ import click
 
 from runner.cli.app import (
     InputError,
-    KeepsArgs,
     check_futex_hash,
     check_raise_limits,
     err,
     machine,
-    main,
     refuse_taken_label,
     select_variants,
 )
+from runner.cli.campaign_options import campaign_command, run_options
 from runner.cli.kernels import check_kernels, is_host
 from runner.cli.options import (
-    BUFFER_OPTION,
-    FUTEX_HASH_OPTION,
-    INTERVAL_OPTION,
     MEMORY_CAP_OPTION,
     out_option,
     resolve_memory_cap,
@@ -43,27 +39,17 @@ from runner.cli.sweep_options import (
     WAIT_OPTION,
 )
 from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
-from runner.cli.workload_options import (
-    parameter_values,
-    workload_option,
-    workload_parameters,
-    workloads_epilog,
-)
+from runner.cli.workload_options import parameter_values, workload_parameters
 from runner.inputs import sweep_inputs
 from runner.limits import futex
 from runner.results import ResultsDir
 
 
-@main.command(
-    cls=KeepsArgs,
-    short_help="Measure every variant at every N and store the runs.",
-    epilog=workloads_epilog(lambda w: w.sweep_help),
-)
+@campaign_command("Measure every variant at every N and store the runs.", lambda w: w.sweep_help)
 @N_OPTION
 @VARIANT_OPTION
 @SLEEP_OPTION
-@workload_option()
-@BUFFER_OPTION
+@run_options
 @workload_parameters
 @REPEAT_OPTION
 @JOBS_OPTION
@@ -72,11 +58,9 @@ from runner.results import ResultsDir
 @LABEL_OPTION
 @ENV_OPTION
 @timeout_option("Kill a run after this many seconds [default: 2 x sleep + 90].")
-@INTERVAL_OPTION
 @MEMORY_CAP_OPTION
 @WAIT_OPTION
 @RAISE_LIMITS_OPTION
-@FUTEX_HASH_OPTION
 @VERSION_OPTION
 @VERSIONS_PRESET_OPTION
 @SHARD_OPTION

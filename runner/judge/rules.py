@@ -16,7 +16,6 @@ from runner.limits.hit import round_up
 from runner.limits.host import HEADROOM, LABELS, NEAR, int_value
 from runner.limits.predict import predict, thread_capacities
 from runner.units import MIB, size
-from runner.workload import get
 
 # What the OS itself says when it refuses a thread, whatever the runtime: clone() -> EAGAIN (PIDs,
 # threads-max, RLIMIT_NPROC, pids.max), and an mmap of a stack or its guard -> ENOMEM.
@@ -124,7 +123,7 @@ def _run_nofile(run: _Run) -> tuple[tuple[int | None, str], bool]:
     """The RLIMIT_NOFILE the run's program had, where it came from, and whether memrun set it: under
     a workload whose units hold descriptors (connections) the value memrun set (a function of N and
     the limits), else the soft limit it inherited from memrun."""
-    own = get(run.workload).run_nofile(run.n, run.limits)
+    own = run.workload.run_nofile(run.n, run.limits)
     if own is not None:
         return own, True
     return (int_value(run.limits, "nofile_soft"), "inherited from memrun"), False
@@ -144,7 +143,7 @@ def fd_limit(run: _Run) -> Verdict | None:
     if not (found or FD_FAILURE.search(run.stderr)):
         return None
     outcome = "timed out" if r.timed_out else f"killed by {r.signal}" if r.signal else f"exit {r.exit_code}"
-    tasks = get(run.workload).words.noun
+    tasks = run.workload.words.noun
     if SYSTEM_WIDE.search(run.stderr):
         limit = int_value(run.limits, "file_max")
         open_now = int_value(run.limits, "files_open")

@@ -13,7 +13,7 @@ from runner.limits.host import Limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.tasks.template import TemplateError, expand
-from runner.workload import DEFAULT
+from runner.workload import DEFAULT, Workload, get
 
 # The vocabulary of verdict codes, one place; manifests may add their own runtime-limit codes.
 CODES = {
@@ -67,7 +67,7 @@ class _Run:
     per_task: dict
     limits: Limits
     failures: Sequence[Failure] = field(default_factory=tuple)
-    workload: str = DEFAULT
+    workload: Workload = field(default_factory=lambda: get(DEFAULT))  # the one the run ran
 
     @property
     def stderr(self) -> str:

@@ -23,7 +23,7 @@ from runner.limits.host import LABELS, Limits, read_limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.units import size
-from runner.workload import DEFAULT
+from runner.workload import Workload, get
 
 
 def _with_timeline(run: _Run, judged: Verdict) -> Verdict:
@@ -69,7 +69,7 @@ def classify(
     per_task: dict | None = None,
     limits: Limits | None = None,
     failures: Sequence[Failure] = (),
-    workload: str = DEFAULT,
+    workload: Workload | None = None,
 ) -> Verdict:
     """Judge one run: only a run that printed `ready N` in time and exited 0 measured N live tasks.
 
@@ -77,10 +77,10 @@ def classify(
     did it fail), so a failure is never reported as the weaker "invalid". limits default to the
     ones in force now, which are the ones the run had unless they were changed in between.
     failures are the variant's manifest failure patterns (Variant.failures); workload is the one the
-    run ran (Variant.workload), which decides the descriptors its program had.
+    run ran (None: the default one), which decides the descriptors its program had.
     """
     limits = read_limits() if limits is None else limits
-    run = _Run(result, n, sleep_s, per_task or {}, limits, failures, workload)
+    run = _Run(result, n, sleep_s, per_task or {}, limits, failures, workload or get(None))
     for rule in RULES:
         verdict = rule(run)
         if verdict is not None:

@@ -170,7 +170,7 @@ def for_budget(budget: int, variants: Sequence[Variant]) -> BudgetNeed | None:
     at the least (an OS thread's kernel memory; a connection's buffer and socket), so the limits
     raised for a capacity search cover every probe it can make. None when nothing needs raising
     (async tasks under the sleep workload)."""
-    workload = get(variants[0].workload if variants else None)  # the one the variants run (Variant.under)
+    workload = variants[0].workload if variants else get(None)  # the one the variants run (Variant.under)
     threads = [v.per_task for v in variants if v.per_task.get("threads")]
     floor = workload.budget_floor()  # every unit costs at least this (a connection's socket)
     if floor is not None:

@@ -14,7 +14,7 @@ from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.limits.predict import need
 from runner.results.record import RunRecord
 from runner.units import KIB, size
-from runner.workload import DEFAULT
+from runner.workload import Workload, get
 
 METRICS_BY_PREFERENCE = ("cgroup_peak", "peak_rss")  # the cgroup peak counts kernel memory
 
@@ -61,16 +61,18 @@ class Line:
 
 
 def line(
-    records: Iterable[RunRecord], variant: str, below: int | None = None, workload: str = DEFAULT
+    records: Iterable[RunRecord], variant: str, below: int | None = None, workload: Workload | None = None
 ) -> Line | None:
     """The line through the variant's valid runs of one workload (at N below `below`, when
     given), or None. A server holding connections and a program of sleeping tasks are two
-    lines: a thread per connection costs its socket as well as its stack."""
+    lines: a thread per connection costs its socket as well as its stack. workload: None, the
+    default one."""
+    workload = workload or get(None)
     points: dict[int, tuple[str, int]] = {}
     for r in records:
         if r.variant != variant or r.verdict != "valid" or r.superseded or r.kind != "sweep":
             continue
-        if r.workload != workload:
+        if get(r.workload) is not workload:  # a stored row's name, resolved
             continue
         if below is not None and r.n >= below:
             continue
@@ -90,7 +92,9 @@ def line(
     return Line(top, at_top, slope, how)
 
 
-def from_records(records: Iterable[RunRecord], variant: str, n: int, workload: str = DEFAULT) -> Need | None:
+def from_records(
+    records: Iterable[RunRecord], variant: str, n: int, workload: Workload | None = None
+) -> Need | None:
     """Extrapolate from valid runs of this variant (and workload) at smaller N, or None without any."""
     fit = line(records, variant, below=n, workload=workload)
     return Need(fit.at(n), fit.slope, fit.how) if fit else None
@@ -109,6 +113,6 @@ def from_per_task(per_task: dict, n: int) -> Need | None:
 
 
 def estimate(
-    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, workload: str = DEFAULT
+    records: Iterable[RunRecord], variant: str, per_task: dict, n: int, workload: Workload | None = None
 ) -> Need | None:
     return from_records(records, variant, n, workload) or from_per_task(per_task, n)

@@ -15,7 +15,7 @@ from runner.limits.predict import need
 from runner.results import cost
 from runner.results.record import RunRecord
 from runner.units import size
-from runner.workload import DEFAULT
+from runner.workload import Workload
 
 
 def thread_need(
@@ -24,7 +24,7 @@ def thread_need(
     per_task: dict,
     n: int,
     limits: Limits,
-    workload: str = DEFAULT,
+    workload: Workload | None = None,  # None: the default one
 ) -> str | None:
     """One sentence: what N tasks need and what this machine has, for a variant with an OS thread
     per task; None for other variants (their limits are the runtime's own, or memory alone).

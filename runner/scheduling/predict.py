@@ -23,6 +23,7 @@ from runner.measure.result import RunResult
 from runner.results import RunRecord, cost
 from runner.results.timing import end_times, interpolate, spawn_times
 from runner.units import KIB, MIB, size
+from runner.workload import Workload, get
 
 UNKNOWN_BASE_S = 2.0  # a program's start, before any task
 UNKNOWN_PER_TASK_S = 300e-6
@@ -59,8 +60,10 @@ class Prediction:
         }
 
 
-def _mine(records: Sequence[RunRecord], variant: str, workload: str) -> list[RunRecord]:
-    return [r for r in records if r.variant == variant and r.workload == workload and r.result is not None]
+def _mine(records: Sequence[RunRecord], variant: str, workload: Workload) -> list[RunRecord]:
+    return [
+        r for r in records if r.variant == variant and get(r.workload) is workload and r.result is not None
+    ]
 
 
 def _spawn(runs: list[RunRecord], variant: str, n: int, rate: float) -> tuple[float, str, bool] | None:
@@ -88,7 +91,7 @@ def figure(result: RunResult | None) -> int | None:
     return None if result is None else (result.cgroup_peak or result.peak_rss or None)
 
 
-def _peak(runs: list[RunRecord], variant: str, n: int, workload: str) -> tuple[int, str] | None:
+def _peak(runs: list[RunRecord], variant: str, n: int, workload: Workload) -> tuple[int, str] | None:
     same = [f for r in runs if r.n == n and (f := figure(r.result))]
     if same:
         return max(same), "peak as measured at this N"
@@ -104,7 +107,7 @@ def _peak(runs: list[RunRecord], variant: str, n: int, workload: str) -> tuple[i
 
 
 def predict(
-    records: Sequence[RunRecord], variant: str, n: int, workload: str, rate: float = UNKNOWN_PER_TASK_S
+    records: Sequence[RunRecord], variant: str, n: int, workload: Workload, rate: float = UNKNOWN_PER_TASK_S
 ) -> Prediction:
     """The prediction for one run of variant at N from `records` (this machine's runs: the caller
     leaves out other labels and capacity probes, whose caps slow their spawn). rate: seconds a

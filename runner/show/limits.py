@@ -68,7 +68,7 @@ def variant_lines(
     if n is not None:
         hits = predict(n, per_task, limits)  # a workload's own limits are listed above it
         lines += [f"    {hit.describe()}" for hit in hits] or [f"    fits N = {n:,}"]
-        takes = thread_need(records, name, per_task, n, limits, workload.name if workload else DEFAULT)
+        takes = thread_need(records, name, per_task, n, limits, workload)
         if takes:
             lines.append(f"    memory: {takes}")
     return lines

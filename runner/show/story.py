@@ -90,7 +90,7 @@ def make_case(
     if r is not None and timeline:
         case.diagnosis = diagnose_run(r, timeline, record.n, record.sleep_s, per_task, limits)
     if record.verdict != "valid":
-        case.need = thread_need(records, record.variant, per_task, record.n, limits, record.workload)
+        case.need = thread_need(records, record.variant, per_task, record.n, limits, get(record.workload))
     return case
 
 

@@ -40,8 +40,8 @@ from runner.tasks.schema import check as check_schema
 from runner.tasks.template import TemplateError, check
 from runner.tasks.versionspec import VersionSpec, VersionSpecError, parse_all
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import Workload, is_default
 from runner.workload import get as get_workload
-from runner.workload import is_default
 from runner.workload import names as workload_names
 
 DEFAULT_VERSION_RE = r"(\d+(?:\.\d+)+)"
@@ -104,7 +104,8 @@ class Variant:
     # What the sleep program's `ready N` proves ([variant.proof], runner.tasks.proof); None under
     # another workload, whose `ready` its own protocol defines.
     proof: Proof | None = None
-    workload: str = DEFAULT_WORKLOAD  # the workload this record runs (see under())
+    # The workload this record runs (see under()): the object, resolved where the name was read.
+    workload: Workload = field(default_factory=lambda: get_workload(DEFAULT_WORKLOAD))
     # A variant at a version chosen on the version axis (runner.tasks.chosen): {NAME: version},
     # and the variant it is a version of; empty and None for the installed build.
     chosen_version: dict[str, str] = field(default_factory=dict)
@@ -117,15 +118,19 @@ class Variant:
         """The workloads this variant can run: the default, then its manifest's, in registry order."""
         return tuple(w for w in workload_names() if is_default(w) or w in self.workloads)
 
-    def under(self, workload: str) -> Variant:
+    def runs(self, workload: Workload) -> bool:
+        """Whether this variant can run the workload (its manifest has it, or it is the default)."""
+        return workload.name in self.has
+
+    def under(self, workload: Workload) -> Variant:
         """This variant as it runs `workload`: run, env, flags, per-task needs, idiom and failures
         replaced by the workload's, so the code that runs and diagnoses needs no workload branch.
-        KeyError when the manifest has no such workload (callers check `has` first)."""
-        if workload == self.workload:
+        KeyError when the manifest has no such workload (callers check runs() first)."""
+        if workload is self.workload:
             return self
-        if is_default(workload):
-            raise KeyError(workload)  # a workload view never goes back; use the loaded variant
-        spec = self.workloads[workload]
+        if is_default(workload.name):
+            raise KeyError(workload.name)  # a workload view never goes back; use the loaded variant
+        spec = self.workloads[workload.name]
         return replace(
             self,
             run=spec.run,

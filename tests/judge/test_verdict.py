@@ -17,6 +17,8 @@ from runner.judge import verdict
 from runner.limits import read_limits
 from runner.measure import Sample, measure
 from runner.paths import BUILD_DIR
+from runner.workload import get
+from runner.workload import get as get_workload
 from tests.support.here import HERE, HERE_CONN, JAVA, PRIVILEGED, RUST
 from tests.support.process import require
 from tests.support.runs import (
@@ -375,13 +377,14 @@ def test_a_crystal_crash_elsewhere_is_not_blamed_on_the_map_count():
 PYTHON_EMFILE = ["OSError: [Errno 24] Too many open files"]
 GO_EMFILE = ["2025/01/01 00:00:00 accept tcp 127.0.0.1:40000: accept4: too many open files"]
 NODE_ENFILE = ["Error: accept ENFILE", "    at TCP.onconnection (node:net:2063:24)"]
+CONNECTIONS = get("connections")
 GO_FD = tasks.Failure(re.compile(r"accept4: too many open files"), "fd-limit", "fd-limit", None, None)
 NODE_FD = tasks.Failure(re.compile(r"accept E[MN]FILE"), "fd-limit", "fd-limit", None, None)
 
 
 def test_emfile_under_connections_names_the_runs_rlimit_nofile_and_the_ceiling_here():
     r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
-    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload="connections")
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload=CONNECTIONS)
     assert (v.verdict, v.code) == ("failed", "fd-limit")
     assert v.reason == (
         "fd limit: RLIMIT_NOFILE of the run (20,000, memrun's hard RLIMIT_NOFILE (no CAP_SYS_RESOURCE to "
@@ -393,21 +396,21 @@ def test_emfile_under_connections_names_the_runs_rlimit_nofile_and_the_ceiling_h
 
 def test_emfile_below_what_memrun_set_blames_the_program():
     r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
-    v = verdict.classify(r, 10_000, 10, {}, PRIVILEGED, workload="connections")
+    v = verdict.classify(r, 10_000, 10, {}, PRIVILEGED, workload=CONNECTIONS)
     assert "RLIMIT_NOFILE of the run (11,264, set by memrun for N = 10,000; EMFILE)" in v.reason
     assert v.remedy is not None and v.remedy.startswith("the program held more than 11,264 descriptors")
 
 
 def test_emfile_above_fs_nr_open_asks_for_raise_limits():
     r = failed(exit_code=1, stderr_tail=PYTHON_EMFILE)
-    v = verdict.classify(r, 1_048_400, 10, {}, PRIVILEGED, workload="connections")
+    v = verdict.classify(r, 1_048_400, 10, {}, PRIVILEGED, workload=CONNECTIONS)
     assert "RLIMIT_NOFILE of the run (1,048,576, fs.nr_open; EMFILE)" in v.reason
     assert v.remedy == "--raise-limits (root), or sysctl -w fs.nr_open=1049600"
 
 
 def test_enfile_names_fs_file_max():
     r = failed(exit_code=1, stderr_tail=["socket.accept: OSError: [Errno 23] Too many open files in system"])
-    v = verdict.classify(r, 1_000_000, 10, {}, HERE_CONN, workload="connections")
+    v = verdict.classify(r, 1_000_000, 10, {}, HERE_CONN, workload=CONNECTIONS)
     assert v.code == "fd-limit"
     assert v.reason.startswith(
         "fd limit: fs.file-max (2,466,170 file handles system-wide, 633 open now; ENFILE)"
@@ -417,24 +420,24 @@ def test_enfile_names_fs_file_max():
 
 def test_a_runtimes_own_wording_is_recognised_only_through_its_manifest():
     r = failed(exit_code=2, stderr_tail=GO_EMFILE)
-    assert verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload="connections").code == "exit"
-    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload="connections")
+    assert verdict.classify(r, 50_000, 10, {}, HERE_CONN, workload=CONNECTIONS).code == "exit"
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload=CONNECTIONS)
     assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
     node = verdict.classify(
-        failed(exit_code=1, stderr_tail=NODE_ENFILE), 50_000, 10, {}, HERE_CONN, [NODE_FD], "connections"
+        failed(exit_code=1, stderr_tail=NODE_ENFILE), 50_000, 10, {}, HERE_CONN, [NODE_FD], CONNECTIONS
     )
     assert node.code == "fd-limit" and node.reason.startswith("fd limit: fs.file-max")
 
 
 def test_a_server_stuck_on_emfile_is_fd_limit_not_a_timeout():
     r = failed(timed_out=True, exit_code=None, signal="SIGKILL", stderr_tail=GO_EMFILE * 3, wall_s=110.0)
-    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload="connections")
+    v = verdict.classify(r, 50_000, 10, {}, HERE_CONN, failures=[GO_FD], workload=CONNECTIONS)
     assert v.code == "fd-limit" and "(timed out)" in v.reason
 
 
 def test_a_run_that_got_past_a_transient_emfile_stays_valid():
     r = result(ready_n=1000, stderr_tail=PYTHON_EMFILE)
-    assert verdict.classify(r, 1000, 10, {}, HERE_CONN, workload="connections").valid
+    assert verdict.classify(r, 1000, 10, {}, HERE_CONN, workload=CONNECTIONS).valid
 
 
 def test_emfile_under_sleep_is_the_limit_inherited_from_memrun():
@@ -488,19 +491,17 @@ def test_a_real_emfile_is_diagnosed_from_the_fixture_manifest(tmp_path):
 
 def test_the_servers_own_emfile_and_enfile_words_from_their_manifests():
     """Go's lower-case strerror and Elixir's atoms, as their task.toml entries describe them."""
-    go = VARIANTS["go"].under("connections")
-    elixir = VARIANTS["elixir"].under("connections")
+    go = VARIANTS["go"].under(get_workload("connections"))
+    elixir = VARIANTS["elixir"].under(get_workload("connections"))
     go_out = failed(exit_code=1, stderr_tail=GO_EMFILE)
-    v = verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, go.failures, "connections")
+    v = verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, go.failures, CONNECTIONS)
     assert v.code == "fd-limit" and "RLIMIT_NOFILE of the run (20,000" in v.reason
     assert (
-        verdict.classify(
-            go_out, 50_000, 10, {}, HERE_CONN, VARIANTS["rust-tokio"].failures, "connections"
-        ).code
+        verdict.classify(go_out, 50_000, 10, {}, HERE_CONN, VARIANTS["rust-tokio"].failures, CONNECTIONS).code
         == "exit"
     )
     enfile = failed(
         exit_code=1, stderr_tail=["** (MatchError) no match of right hand side value: {:error, :enfile}"]
     )
-    v = verdict.classify(enfile, 50_000, 10, {}, HERE_CONN, elixir.failures, "connections")
+    v = verdict.classify(enfile, 50_000, 10, {}, HERE_CONN, elixir.failures, CONNECTIONS)
     assert v.code == "fd-limit" and v.reason.startswith("fd limit: fs.file-max")

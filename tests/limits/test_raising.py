@@ -181,7 +181,7 @@ def test_for_budget_bounds_a_capacity_search_by_the_least_a_task_costs():
     threads = replace(fake, per_task=RUST)
     need = raising.for_budget(256 << 20, [threads, fake])
     assert need is not None and (need.n, need.per_task, need.workload.name) == (7281, [RUST], "sleep")
-    conn = replace(fake, workload="connections")
+    conn = replace(fake, workload=CONNECTIONS)
     need = raising.for_budget(256 << 20, [conn])
     assert need is not None and (need.n, need.workload) == (131_072, CONNECTIONS)  # 2 KiB each
 

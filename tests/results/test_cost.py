@@ -7,6 +7,9 @@ from dataclasses import replace
 from runner.limits.host import THREAD_FLOOR_BYTES
 from runner.measure import RunResult
 from runner.results import RunRecord, cost
+from runner.workload import get
+
+CONNECTIONS = get("connections")
 
 
 def _run(variant: str, n: int, cgroup: int, verdict: str = "valid", kind: str = "sweep") -> RunRecord:
@@ -56,6 +59,6 @@ def test_a_workload_is_its_own_line():
     conns = [replace(r, workload="connections", result=d) for r, d in zip(sleep, doubled, strict=True)]
     both = sleep + conns
     assert cost.line(both, "rust-threads") == cost.line(sleep, "rust-threads")
-    fit = cost.line(both, "rust-threads", workload="connections")
-    assert fit is not None and fit == cost.line(conns, "rust-threads", workload="connections")
-    assert cost.line(sleep, "rust-threads", workload="connections") is None
+    fit = cost.line(both, "rust-threads", workload=CONNECTIONS)
+    assert fit is not None and fit == cost.line(conns, "rust-threads", workload=CONNECTIONS)
+    assert cost.line(sleep, "rust-threads", workload=CONNECTIONS) is None

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from runner import lock, tasks
+from runner.workload import get as get_workload
 from tests.support.cli import FIXTURE_TASKS
 
 KNOWN_KIB = 64  # what each connection of the fake server holds (server.c, FAKE_CONN_KIB)
@@ -25,7 +26,7 @@ def fake() -> tasks.Variant:
     """The fixture's fake variant as a connections server, built."""
     variant = tasks.load_all(FIXTURE_TASKS)["fake"]
     assert not tasks.build_all([variant], log=lambda line: None)
-    return variant.under("connections")
+    return variant.under(get_workload("connections"))
 
 
 @pytest.fixture(scope="session")

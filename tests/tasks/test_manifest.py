@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
+from runner.workload import get as get_workload
 from tests.support.here import JAVA, RUST
 
 
@@ -112,19 +113,19 @@ WORKLOAD = (
 
 def test_a_workload_table_replaces_run_idiom_and_adds_failures(tmp_path):
     v = _load(tmp_path, 'env = { A = "1" }\n[variant.per_task]\nthreads = 1\n' + WORKLOAD).variants[0]
-    assert v.has == ("sleep", "connections") and v.workload == "sleep" and v.run == ["true"]
-    c = v.under("connections")
-    assert c.workload == "connections" and c.run == ["srv", "{port}", "{n}", "{buffer}"]
+    assert v.has == ("sleep", "connections") and v.workload is get_workload("sleep") and v.run == ["true"]
+    c = v.under(get_workload("connections"))
+    assert c.workload is get_workload("connections") and c.run == ["srv", "{port}", "{n}", "{buffer}"]
     assert c.idiom == "one per conn" and c.env == {"A": "1"} and c.per_task == {"threads": 1}
     assert [f.means for f in c.failures] == ["fd-limit"] and v.failures == []
-    assert c.under("connections") is c
+    assert c.under(get_workload("connections")) is c
 
 
 def test_a_variant_without_the_table_has_only_sleep(tmp_path):
     v = _load(tmp_path, "").variants[0]
     assert v.has == ("sleep",)
     with pytest.raises(KeyError):
-        v.under("connections")
+        v.under(get_workload("connections"))
 
 
 def test_workload_placeholders_are_only_for_workload_commands(tmp_path):

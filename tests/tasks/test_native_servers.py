@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
+from runner.workload import get as get_workload
 
 RUST_EMFILE = "accept: Too many open files (os error 24)"
 RUST_ALLOC = "memory allocation of 1000000000000000 bytes failed"
@@ -39,7 +40,7 @@ def _meaning(variant: tasks.Variant, text: str) -> str | None:
 def test_server_runs_with_port_n_buffer_and_is_built(name):
     v = VARIANTS[name]
     assert v.has[:2] == ("sleep", "connections")  # and http, where the folder has a server for it
-    c = v.under("connections")
+    c = v.under(get_workload("connections"))
     assert c.run[1:] == ["{port}", "{n}", "{buffer}"] and c.run[0] != v.run[0]
     assert c.idiom != v.idiom
     built = {o for b in v.folder.builds for o in b.outputs}
@@ -49,7 +50,7 @@ def test_server_runs_with_port_n_buffer_and_is_built(name):
 @pytest.mark.parametrize("name", sorted(OBSERVED))
 def test_observed_failures_are_recognised(name):
     emfile, alloc = OBSERVED[name]
-    c = VARIANTS[name].under("connections")
+    c = VARIANTS[name].under(get_workload("connections"))
     assert _meaning(c, emfile) == "fd-limit"
     assert _meaning(c, alloc) == "out-of-memory"
     assert _meaning(c, "accept: Connection reset by peer") is None

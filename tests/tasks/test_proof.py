@@ -11,6 +11,7 @@ from runner.execute import execute
 from runner.inputs import sweep_inputs
 from runner.tasks import chosen, proof
 from runner.tasks.registry import Listing
+from runner.workload import get as get_workload
 
 # A program that says which attack switches it got: on stderr, beside its `ready N`.
 SAYS = (
@@ -82,7 +83,7 @@ def test_every_shipped_variant_states_its_proof():
 
 def test_another_workload_has_no_sleep_proof():
     go = tasks.load_all()["go"]
-    assert go.proof is not None and go.under("connections").proof is None
+    assert go.proof is not None and go.under(get_workload("connections")).proof is None
 
 
 def test_a_chosen_version_with_its_own_program_has_that_programs_proof(folder, tmp_path, monkeypatch):

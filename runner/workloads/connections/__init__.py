@@ -11,16 +11,17 @@ This module only describes the workload, so that every layer can ask it without 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from runner.workload import Words, register
 from runner.workloads.descriptors import HoldsDescriptors
+from runner.workloads.views import ShowsInPackage
 
 DEFAULT_BUFFER = 1024  # bytes each connection's task reads into (the `{buffer}` placeholder)
 
 
-class Connections(HoldsDescriptors):
+class Connections(HoldsDescriptors, ShowsInPackage):
     name = "connections"
     words = Words(
         noun="connections",
@@ -90,39 +91,6 @@ class Connections(HoldsDescriptors):
 
         fit = for_connections(n)
         return ("fd-limit", f"not run: {fit.problem}", fit.remedy) if fit.problem else None
-
-    # Its views (runner.workloads.connections.show), imported when a view asks.
-    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        from runner.workloads.connections import show
-
-        return show.extras(runs)
-
-    def legend(self, metric: str, summary: Any) -> str | None:
-        from runner.workloads.connections import show
-
-        return show.legend(metric, summary)
-
-    def heading(self, head: str) -> str:
-        from runner.workloads.connections import show
-
-        return show.heading(head)
-
-    def tail(self, recs: list[dict[str, Any]]) -> str:
-        from runner.workloads.connections import show
-
-        return show.tail(recs)
-
-    def figures(
-        self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
-    ) -> Iterator[tuple[str, Any]]:
-        from runner.workloads.connections import show
-
-        return show.figures(runs, cells, metric, prefix, caption)
-
-    def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
-        from runner.workloads.connections import show
-
-        return show.client_line(n, client)
 
 
 CONNECTIONS = register(Connections())

@@ -4,7 +4,7 @@ from both (runner.workloads.connections.judge)."""
 
 from __future__ import annotations
 
-from runner.execute import Execution, Settings, command
+from runner.execute import Execution, Launch, Settings
 from runner.tasks import Variant
 from runner.workload import Workload
 from runner.workloads.connections import DEFAULT_BUFFER, judge, run
@@ -16,19 +16,9 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     settings.buffer is each connection's read buffer."""
     buffer = DEFAULT_BUFFER if settings.buffer is None else settings.buffer
     plan = run.plan(n, sleep, buffer, settings.memory_cap)
-    argv, env, reasons = command(
-        variant, n, sleep, settings.env_override, settings.futex_hash, port=plan.port, buffer=buffer
-    )
-    timeout = settings.timeout if settings.timeout is not None else run.default_timeout(n, sleep)
-    result = settings.run(
-        argv,
-        env,
-        variant,
-        timeout,
-        nofile=plan.descriptors.server,
-        account_sockets=True,
-        companion=plan.hold,
-    )
+    launch = Launch.of(variant, n, sleep, settings, port=plan.port, buffer=buffer)
+    timeout = launch.timeout(run.default_timeout(n, sleep))
+    result = launch.run(timeout, nofile=plan.descriptors.server, account_sockets=True, companion=plan.hold)
     client = plan.hold.report()
     held = plan.hold.held_s
     judged = judge.judge(
@@ -41,17 +31,6 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         port=plan.port,
         held_s=held,
     )
-    return Execution(
-        variant,
-        n,
-        sleep,
-        timeout,
-        argv,
-        env,
-        reasons,
-        settings.memory_cap,
-        result,
-        judged,
-        buffer=buffer,
-        client=client.to_json() if client else None,
+    return launch.execution(
+        timeout, result, judged, buffer=buffer, client=client.to_json() if client else None
     )

@@ -62,8 +62,8 @@ def limits_report(n: int | None, variants: Iterable[Variant], buffer: int = conn
     `per_task` applies under this workload too)."""
     limits = with_conntrack_probe(read_limits())
     variants = list(variants)
-    having = [v.under(CONNECTIONS.name) for v in variants if CONNECTIONS.name in v.has]
-    lacking = [v.name for v in variants if CONNECTIONS.name not in v.has]
+    having = [v.under(CONNECTIONS) for v in variants if v.runs(CONNECTIONS)]
+    lacking = [v.name for v in variants if not v.runs(CONNECTIONS)]
     title = f"At N = {n:,} connections" if n is not None else "Limits one connection meets here"
     lines = [
         f"{title} (workload connections: a server task per connection, memrun's client at the other end):"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runner.execute import Execution, Settings, command, default_timeout
+from runner.execute import Execution, Launch, Settings, default_timeout
 from runner.judge import verdict
 from runner.tasks import Variant
 from runner.workload import Workload
@@ -10,10 +10,10 @@ from runner.workload import Workload
 
 def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings: Settings) -> Execution:
     """Run the variant's program with N tasks under a fresh (capped) cgroup and judge the run."""
-    argv, env, reasons = command(variant, n, sleep, settings.env_override, settings.futex_hash)
-    timeout = settings.timeout if settings.timeout is not None else default_timeout(sleep)
-    result = settings.run(argv, env, variant, timeout)
+    launch = Launch.of(variant, n, sleep, settings)
+    timeout = launch.timeout(default_timeout(sleep))
+    result = launch.run(timeout)
     judged = verdict.classify(
-        result, n, sleep, variant.per_task, failures=variant.failures, workload=variant.workload
+        result, n, sleep, variant.per_task, failures=variant.failures, workload=workload
     )
-    return Execution(variant, n, sleep, timeout, argv, env, reasons, settings.memory_cap, result, judged)
+    return launch.execution(timeout, result, judged)

@@ -12,18 +12,19 @@ execute.py runs one cell. This module only describes the workload.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from runner.workload import Parameter, Words, register
 from runner.workloads.descriptors import HoldsDescriptors
+from runner.workloads.views import ShowsInPackage
 from runner.workloads.web import params as p
 
 IMAGES = 1000  # the redirect contest's avatars: `GET /` redirects to /Renard-<1..IMAGES>.png
 
 
-class Http(HoldsDescriptors):
+class Http(HoldsDescriptors, ShowsInPackage):
     name = "http"
     words = Words(
         noun="connections",
@@ -130,43 +131,9 @@ class Http(HoldsDescriptors):
             return ("fd-limit", f"not run: {problem + ')' if remedy else text}", remedy or None)
         return None
 
-    # Its views (runner.workloads.web.show), imported when a view asks.
-    def report_extras(self, runs: Any) -> dict[tuple[str, int], dict[str, Any]]:
-        from runner.workloads.web import show
-
-        return show.extras(runs)
-
-    def legend(self, metric: str, summary: Any) -> str | None:
-        from runner.workloads.web import show
-
-        return show.legend(metric, summary)
-
-    def heading(self, head: str) -> str:
-        from runner.workloads.web import show
-
-        return show.heading(head)
-
-    def tail(self, recs: list[dict[str, Any]]) -> str:
-        from runner.workloads.web import show
-
-        return show.tail(recs)
-
-    def figures(
-        self, runs: Any, cells: list[dict[str, Any]], metric: str, prefix: str, caption: str
-    ) -> Iterator[tuple[str, Any]]:
-        from runner.workloads.web import show
-
-        return show.figures(runs, cells, metric, prefix, caption)
-
+    # Its views beyond the common hooks (runner.workloads.views), imported when a view asks.
     def data_files(self, runs: Any, out_dir: Path, prefix: str) -> list[Path]:
-        from runner.workloads.web import show
-
-        return show.data_files(runs, out_dir, prefix)
-
-    def client_line(self, n: int, client: Mapping[str, Any]) -> str | None:
-        from runner.workloads.web.table import client_line
-
-        return client_line(n, client)
+        return self._show().data_files(runs, out_dir, prefix)
 
     def pinned_cpus(self, client: Mapping[str, Any] | None) -> str | None:
         """The server's taskset list, as the load client recorded it."""

@@ -10,7 +10,7 @@ import socket
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from runner.execute import Execution, Settings, command
+from runner.execute import Execution, Launch, Settings
 from runner.limits import files
 from runner.measure.result import Sample
 from runner.tasks import Variant
@@ -115,10 +115,8 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     server_cpus, client_cpus = split_cpus(params["server_cpus"])
     fds = files.run_nofile(n)  # the sweep checked cell_problem first
     port = free_port()
-    argv, env, reasons = command(
-        variant, n, sleep, settings.env_override, settings.futex_hash, port=port, images=IMAGES
-    )
-    argv = ["taskset", "-c", text(server_cpus), *argv]
+    launch = Launch.of(variant, n, sleep, settings, port=port, images=IMAGES)
+    launch = launch.prefixed("taskset", "-c", text(server_cpus))
     own_cpus = memrun_cpus(server_cpus, client_cpus)
     client = HttpClient(
         port,
@@ -130,13 +128,9 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         spin_s=float(params.get("client_spin") or 0.0),
     )
     load = Load(client, params["rate"], params["warmup"], params["window"], params["slo"])
-    timeout = settings.timeout
-    if timeout is None:
-        timeout = default_timeout(n, params["rate"], params["warmup"], params["window"])
+    timeout = launch.timeout(default_timeout(n, params["rate"], params["warmup"], params["window"]))
     with pinned(own_cpus):
-        result = settings.run(
-            argv, env, variant, timeout, nofile=fds.server, account_sockets=True, companion=load
-        )
+        result = launch.run(timeout, nofile=fds.server, account_sockets=True, companion=load)
     report = load.report()
     if report is not None and load.began_at is not None:
         idle, phases = server_figures(result.timeline, load.began_at, report, load.own_cpu)
@@ -151,16 +145,4 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     judged = judge(
         result, report, n, slo_s=params["slo"], per_task=variant.per_task, failures=variant.failures
     )
-    return Execution(
-        variant,
-        n,
-        sleep,
-        timeout,
-        argv,
-        env,
-        reasons,
-        settings.memory_cap,
-        result,
-        judged,
-        client=report.to_json() if report else None,
-    )
+    return launch.execution(timeout, result, judged, client=report.to_json() if report else None)

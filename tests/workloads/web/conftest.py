@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
+from runner.workload import get as get_workload
 from tests.support.cli import FIXTURE_TASKS
 from tests.support.connections import machine  # noqa: F401  (fixture)
 
@@ -14,4 +15,4 @@ def fake_http() -> tasks.Variant:
     """The fixture's fake variant as an http server, built."""
     variant = tasks.load_all(FIXTURE_TASKS)["fake"]
     assert not tasks.build_all([variant], log=lambda line: None)
-    return variant.under("http")
+    return variant.under(get_workload("http"))

@@ -1,0 +1,29 @@
+"""What `memrun sweep` and `memrun capacity` declare alike, the two campaigns of runs: the command
+itself (its closing paragraphs from every workload's own words) and the options that say how each
+of its runs is made, which runner.execute.campaign_settings() reads for both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from runner import workload as workloads
+from runner.cli.app import KeepsArgs, main
+from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION
+from runner.cli.workload_options import workload_option, workloads_epilog
+
+
+def campaign_command(
+    short_help: str, part: Callable[[workloads.Workload], str]
+) -> Callable[[Callable[..., Any]], Any]:
+    """A campaign's command (its arguments kept for a guest: KeepsArgs), closed by what it does
+    under each workload (part: which of a workload's texts, e.g. its sweep_help)."""
+    return main.command(cls=KeepsArgs, short_help=short_help, epilog=workloads_epilog(part))
+
+
+def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--workload, --buffer, --interval and --futex-hash, in that order in `--help`: the same
+    options, the same defaults, for a sweep's runs and a capacity search's probes."""
+    for option in (FUTEX_HASH_OPTION, INTERVAL_OPTION, BUFFER_OPTION, workload_option()):
+        f = option(f)
+    return f
