@@ -44,17 +44,22 @@ MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out,
 
 
 def memory_for(cap: int | None) -> int:
-    """A guest's memory: the cap given, else the machine's default cap (MemAvailable less a
-    reserve) rounded down to a power of two. The guest's RAM is part of the machine its runs
-    record, and a label holds one machine: a default that followed MemAvailable to the byte
-    made the next `--kernel` call of the same label (a --resume, a --check, a bisect's next
-    version) another machine as soon as the host's free memory moved by 1 %."""
-    from runner.limits.host import default_memory_cap
+    """A guest's memory: the cap given, else the largest power of two within the host's RAM less
+    the cap's reserve (1 GiB or 10 %). The guest's RAM is part of the machine its runs record,
+    and a label holds one machine: a default that followed MemAvailable (even rounded to a power
+    of two) made the next `--kernel` call of the same label (a --resume, a --check, a bisect's
+    next version) another machine once the host's free memory crossed a power of two (8 GiB for
+    one boot, 16 GiB for the next, beside a test suite). The guest's own runs are capped within
+    its RAM; qemu takes the host's memory only as the guest touches it."""
+    from runner.limits.host import CAP_RESERVE_BYTES, CAP_RESERVE_SHARE, int_value, read_limits
 
     if cap:
         return cap
-    default = default_memory_cap() or (2 << 30)
-    return 1 << (default.bit_length() - 1)
+    total = int_value(read_limits(), "mem_total")
+    if not total:
+        return 2 << 30
+    room = max(total - max(CAP_RESERVE_BYTES, int(CAP_RESERVE_SHARE * total)), 64 << 20)
+    return 1 << (room.bit_length() - 1)
 
 
 def guest_args(argv: list[str]) -> list[str]:
