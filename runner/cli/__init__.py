@@ -1,5 +1,6 @@
 """The `memrun` command line: click only (parse, call the library, print). One module per group
-of commands; runner.cli.app holds the group and what the commands share."""
+of commands, imported when one of its commands is named (runner.cli.app.COMMANDS); runner.cli.app
+holds the group and what the commands share."""
 
 from __future__ import annotations
 
@@ -7,21 +8,6 @@ import sys
 
 import click
 
-from runner.cli import (  # noqa: F401  (registers)
-    bisecting,
-    capacity,
-    comparing,
-    deriving,
-    deriving_pages,
-    explaining,
-    inspecting,
-    limits,
-    measuring,
-    merging,
-    showing,
-    sweeping,
-    toolchains,
-)
 from runner.cli.app import main
 
 __all__ = ["captured", "main", "run"]

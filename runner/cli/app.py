@@ -23,7 +23,48 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+# Each command's module (runner.cli.<module>), imported when the command is named: importing every
+# command's module (the sweep, the bisection, the VM code...) took most of memrun's start, ~5 s
+# of each in a TCG guest, where the guest tests start memrun tens of times. A module registers
+# its commands on `main` (or on `derive`) as it is imported.
+COMMANDS = {
+    "bisect": ("bisecting",),
+    "build": ("toolchains",),
+    "capacity": ("capacity",),
+    "compare": ("comparing",),
+    "derive": ("deriving", "deriving_pages"),
+    "doctor": ("toolchains",),
+    "explain": ("explaining",),
+    "inspect": ("inspecting",),
+    "limits": ("limits",),
+    "measure": ("measuring",),
+    "merge": ("merging",),
+    "plot": ("showing",),
+    "report": ("showing",),
+    "setup": ("toolchains",),
+    "sweep": ("sweeping",),
+}
+
+
+def load_commands(names: list[str] | None = None) -> None:
+    """Import the modules of the commands named (of every command when None)."""
+    import importlib
+
+    for name in COMMANDS if names is None else names:
+        for module in COMMANDS.get(name, ()):
+            importlib.import_module(f"runner.cli.{module}")
+
+
 class _Group(click.Group):
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            load_commands([cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        load_commands()  # `memrun --help` lists them all
+        return super().list_commands(ctx)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)

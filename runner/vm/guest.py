@@ -13,6 +13,7 @@ half-way.
 
 from __future__ import annotations
 
+import compileall
 import os
 import shlex
 import shutil
@@ -20,7 +21,9 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+import runner
 from runner import hostinfo
 from runner.paths import BUILD_DIR
 from runner.results import ResultsDir
@@ -41,6 +44,7 @@ OWN = {
 }
 PASSED_ENV = ("MEMRUN_TASKS", "MEMRUN_BUILD")  # where the tasks and builds are, if not the default
 MEASURING = ("sweep", "capacity")  # the commands a guest runs: both take --out, --label, --raise-limits
+PACKAGE = Path(runner.__file__).parent  # memrun's own modules, which the guest's memrun imports
 
 
 def memory_for(cap: int | None) -> int:
@@ -140,6 +144,7 @@ def run(
     how = "KVM" if kvm else "TCG emulation"
     log(f"memrun: booting {package} ({how}, {memory >> 20:,} MiB, {cpus} CPUs); `{command}` runs inside")
     guest = boot.Guest(kernel.image, kernel.release, memory, cpus, kvm, share)
+    compile_package(PACKAGE)
     before = _stored(results)
     for attempt in (1, 2):
         console = boot.console_file(kernel.release, attempt)
@@ -166,6 +171,14 @@ def run(
     merged = merge(out, [results])
     shutil.rmtree(share, ignore_errors=True)
     return GuestRun(package, kernel.release, guest_label, kvm, wall, done.returncode, merged)
+
+
+def compile_package(package: Path) -> None:
+    """memrun's bytecode, written here before the boot: the guest reads this checkout read-only
+    and cannot keep what it compiles, so each memrun start there compiled every module it
+    imported from source again (half of a start under TCG: 13 s against 7 s measured). Stale or
+    missing files only; a package this user cannot write is left as it is."""
+    compileall.compile_dir(package, quiet=2)
 
 
 def _seed(out: ResultsDir, results) -> None:  # type: ignore[no-untyped-def]

@@ -59,3 +59,16 @@ def test_a_long_command_reaches_the_guest_whole_through_a_short_exec_line(tmp_pa
     assert argv[argv.index("--exec") + 1] == line and len(line) < 200, line
     done = boot.subprocess.run(["sh", "-c", line], capture_output=True, text=True, timeout=30)
     assert done.returncode == 3 and done.stdout.split() == ["5000", "ok"], done
+
+
+def test_the_guest_kernel_refuses_the_drivers_of_hardware_no_guest_uses():
+    """Under TCG udev loaded the q35 machine's drivers one by one before the command started (10 s
+    of a boot): the kernel is told to refuse them, and nothing a guest needs is among them."""
+    guest = boot.Guest(Path("/vmlinuz"), "6.12.1", 256 << 20, 1, False, Path("/tmp"))
+    argv = guest.argv("true")
+    appended = [argv[i + 1] for i, a in enumerate(argv) if a == "--append"]
+    assert appended == ["module_blacklist=" + ",".join(boot.UNUSED_MODULES)], appended
+    refused = set(boot.UNUSED_MODULES)
+    assert {"lpc_ich", "ahci", "i6300esb", "sr_mod"} <= refused
+    # the guest's root, overlays, cgroups and sockets: virtiofs, 9p, overlayfs and the network stay
+    assert not refused & {"virtiofs", "9p", "9pnet_virtio", "overlay", "fuse", "virtio_net", "netfs"}

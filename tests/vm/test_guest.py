@@ -1,12 +1,14 @@
-"""runner.vm.guest around the boot: a guest that dies before its command stored anything (no exit
-status, virtme-ng's 255) is booted once more and said so; a second such death is an error that
-quotes the guest's console; a guest that stored something is joined, whatever its exit.
+"""runner.vm.guest around the boot: memrun's bytecode is written before each boot; a guest that
+dies before its command stored anything (no exit status, virtme-ng's 255) is booted once more and
+said so; a second such death is an error that quotes the guest's console; a guest that stored
+something is joined, whatever its exit.
 
 The boot itself is replaced here by a stand-in that writes what a guest would (its console, its
 records in the shared results folder): the real boots are in test_kernel.py."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -29,10 +31,16 @@ def boots(tmp_path, monkeypatch):
     monkeypatch.setattr(
         kernels, "fetch", lambda package: kernels.Kernel(package, "6.12.1+deb12-amd64", image)
     )
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "module.py").write_text("X = 1\n")
+    monkeypatch.setattr(guest, "PACKAGE", package)
     outcomes: list[tuple[int, bool]] = []
     made: list[Path] = []
 
     def fake_run(g: boot.Guest, command: str, timeout=None, capture=False, console=None):
+        # memrun's bytecode is there before the guest, which reads the checkout read-only
+        assert Path(importlib.util.cache_from_source(str(package / "module.py"))).exists()
         code, store = outcomes.pop(0)
         assert console is not None
         console.write_text(f"boot {len(made) + 1}\nKernel panic - not syncing: test\n")
