@@ -21,8 +21,9 @@ def kernel_option(what: str):  # type: ignore[no-untyped-def]
         help=f"Run {what} inside a VM of this Debian kernel (repeatable): a line (6.1, 6.12: the "
         "newest apt knows), a package (linux-image-6.12.117+deb12-amd64), or 'host' for this machine "
         "itself. The guest boots on this filesystem with virtme-ng (KVM when a probe boot shows it "
-        "works, else TCG: about 10x slower, the same memory), gets this machine's memory cap and "
-        "CPUs, raises its own limits, and its runs join OUT labelled LABEL@RELEASE.",
+        "works, else TCG: about 10x slower, the same memory), gets --memory-cap as its RAM (by "
+        "default a power of two within this machine's RAM, the same at every boot) and its CPUs, "
+        "raises its own limits, and its runs join OUT labelled LABEL@RELEASE.",
     )
 
 
@@ -44,7 +45,7 @@ def is_host(kernel: str) -> bool:
 
 def in_guest(kernel: str, command: str, args: list[str], out: ResultsDir, label: str, cap: int | None):  # type: ignore[no-untyped-def]
     """`memrun COMMAND ARGS` in a guest of the kernel, its runs joined into OUT; the guest's memory
-    is the host's cap (the given one, else the default, rounded: runner.vm.guest.memory_for).
+    is the cap given, else a power of two within the host's RAM (runner.vm.guest.memory_for).
     Returns runner.vm.guest.GuestRun."""
     from runner.vm import VmError, guest
 
