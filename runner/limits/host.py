@@ -74,7 +74,8 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _read_int(path: Path) -> int | None:
+def read_int(path: Path) -> int | None:
+    """The first number in a /proc or /sys file, or None when it cannot be read as one."""
     text = _read_text(path)
     try:
         return int(text.split()[0]) if text else None
@@ -227,7 +228,7 @@ def _cgroup_limit(controller: str, name_v1: str, name_v2: str) -> tuple[int | st
 def _files_open() -> int | None:
     """File handles allocated system-wide now (the first field of fs.file-nr): what fs.file-max
     already holds before a run adds its own."""
-    return _read_int(PROC_SYS / "fs/file-nr")
+    return read_int(PROC_SYS / "fs/file-nr")
 
 
 def _port_range() -> tuple[int | None, int | None]:
@@ -270,7 +271,7 @@ def read_limits() -> Limits:
     never an exception: the table and the verdicts must still come out on a machine that hides
     some of these.
     """
-    limits: Limits = {key: _read_int(PROC_SYS / rel) for key, rel in SYSCTLS.items()}
+    limits: Limits = {key: read_int(PROC_SYS / rel) for key, rel in SYSCTLS.items()}
     limits["nproc_soft"], limits["nproc_hard"] = _rlimit(resource.RLIMIT_NPROC)
     limits["nproc_enforced"] = _nproc_enforced()
     limits["stack_soft"] = _rlimit(resource.RLIMIT_STACK)[0]

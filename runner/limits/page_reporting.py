@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from runner.limits import journal
+from runner.limits.host import read_int
 from runner.limits.raising import Change
 from runner.signals import sigterm_raises
 
@@ -32,14 +33,6 @@ HOLD_WAITING_MIB = 16_384  # and up to this much freed memory may wait unreporte
 # "leave": do not touch it (a test run beside others, each with a lock of its own, must not change
 # what is the machine's; spawn times may then depend on what ran before).
 ENV = "MEMRUN_PAGE_REPORTING"
-
-
-def _read(path: Path) -> int | None:
-    try:
-        text = path.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
 
 
 def _writer(path: Path):
@@ -56,7 +49,7 @@ def hold_back(parameters: Path = PARAMETERS) -> list[Change]:
     changes = []
     for name, target in (("min_free_ms", HOLD_MS), ("max_waiting_mib", HOLD_WAITING_MIB)):
         path = parameters / name
-        old = _read(path)
+        old = read_int(path)
         if old is None or old >= target or not _writable(path):
             continue
         changes.append(Change(f"page_reporting.{name}", old, target, _writer(path), str(path)))
@@ -70,7 +63,7 @@ def _writable(path: Path) -> bool:
 def state(parameters: Path = PARAMETERS) -> str | None:
     """The fingerprint's words for it: None without free page reporting, else "held" when memrun
     holds freed memory back from the host, "reports after N ms" when not."""
-    min_free = _read(parameters / "min_free_ms")
+    min_free = read_int(parameters / "min_free_ms")
     if min_free is None:
         return None
     return "held" if min_free >= HOLD_MS else f"reports after {min_free} ms"
