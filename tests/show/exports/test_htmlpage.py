@@ -88,7 +88,7 @@ def test_page_holds_what_a_reader_needs(reference_page):
 def test_page_renders_in_chromium(reference_page, tmp_path):
     shot = tmp_path / "page.png"
     # the screenshot after every compositor stage and the page's settling (virtual time): once, in a
-    # suite run beside a TCG guest, a shot taken before the paint had no bar, and passed alone
+    # suite run beside a TCG guest, the shot had no bar, and the test passed when run again alone
     settle = ("--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000")
     p = chromium(
         tmp_path, *settle, f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", reference_page.as_uri()
