@@ -116,14 +116,10 @@ class Sweeping:
         if self.scheduler is None:
             return None
         with self.scheduler.cv:
-            flights = {f.plan.variant: f for f in self.scheduler.flights.values() if not f.plan.instant}
+            flights = list(self.scheduler.flights.values())
         now = self.scheduler.clock()
-        lanes = []
-        for name in {*self.pending, *flights}:
-            lane = [simulate.remaining(flights[name], now)] if name in flights else []
-            lane += [self._job(i, cell) for i, cell in self.pending.get(name, [])]
-            lanes.append(lane)
-        return simulate.run(lanes, self.opts.jobs, free_memory()).wall_s
+        pending = {name: [self._job(i, cell) for i, cell in cells] for name, cells in self.pending.items()}
+        return simulate.left_s(flights, pending, now, self.opts.jobs, free_memory())
 
     def _job(self, index: int, cell: Cell) -> simulate.Job:
         """A cell not started yet, as its predicted run (under the lock)."""

@@ -12,7 +12,7 @@ says when it really says `ready` and exits; its Plan says what was predicted.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan, choose
@@ -32,6 +32,7 @@ class Job:
     order: tuple
     plan: Plan
     actual: Actual
+    flying: bool = False  # already in flight when the replay starts: placed at once, never admitted
 
 
 @dataclass
@@ -100,6 +101,17 @@ def run(
     trace, now = Trace(), 0.0
     queues = [list(lane) for lane in lanes]
     flying: dict[str, tuple[int, Job, Flight, list[tuple[str, float, float]]]] = {}
+    for lane, queue in enumerate(queues):
+        if queue and queue[0].flying:
+            job = queue.pop(0)
+            phases = _phases(job, now)
+            flying[job.plan.run_id] = (
+                lane,
+                job,
+                Flight(job.plan, SPAWNING, now, job.plan.wake_at(now, phases[0][2])),
+                phases,
+            )
+            trace.start[job.plan.run_id] = now
     while any(queues) or flying:
         _ended(flying, now, trace)
         busy = {lane for lane, _, _, _ in flying.values()}
@@ -125,9 +137,29 @@ def run(
 
 
 def remaining(flight: Flight, now: float) -> Job:
-    """A run in flight as a job that starts now: what is left of its predicted phases."""
+    """A run in flight as a job already flying at the replay's start: what is left of its
+    predicted phases. It is placed as it is, never admitted again: the rules that let it start
+    were met when it did."""
     plan, t0 = flight.plan, flight.t_fork if flight.t_fork is not None else now
     ready = t0 + plan.spawn_s
     end = max(ready, t0 + plan.sleep) + plan.exit_s
     left = dataclasses.replace(plan, sleep=max(0.0, t0 + plan.sleep - now), spawn_s=max(0.0, ready - now))
-    return Job((-1,), left, Actual(max(0.0, ready - now), max(0.05, end - now), plan.peak))
+    return Job((-1,), left, Actual(max(0.0, ready - now), max(0.05, end - now), plan.peak), flying=True)
+
+
+def left_s(
+    flights: Sequence[Flight], pending: Mapping[str, Sequence[Job]], now: float, jobs: int, free: int | None
+) -> float:
+    """Seconds until the last run ends (a sweep's ETA): the runs in flight as they are
+    (`remaining`), then the lanes' runs not started, by variant, replayed under the rules.
+
+    free is what the machine has free now, which the runs in flight already hold: the replay
+    counts their memory itself, so it is given back first (counted twice, it kept every large run
+    waiting for the ones in flight to end, and a sweep 5 minutes from its end said 36)."""
+    by_variant = {f.plan.variant: f for f in flights if not f.plan.instant}
+    lanes = []
+    for name in {*pending, *by_variant}:
+        lane = [remaining(by_variant[name], now)] if name in by_variant else []
+        lanes.append(lane + list(pending.get(name, [])))
+    budget = None if free is None else free + sum(f.usage for f in by_variant.values())
+    return run(lanes, jobs, budget).wall_s

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from runner.scheduling import simulate
-from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Plan
+from runner.scheduling.admit import ENDING, HOLDING, SPAWNING, Flight, Plan
 from runner.units import GIB, MIB
 
 
@@ -72,3 +72,38 @@ def test_a_spawn_that_overruns_its_prediction_is_seen_beside_the_wake_it_met():
     spawn = next((a, b) for p, a, b in trace.of(wrong.plan.run_id) if p == SPAWNING)
     met = [p for r, p, a, b in trace.beside(wrong.plan.run_id) if _within((a, b), spawn)]
     assert ENDING in met
+
+
+def _state_at(lanes: list[list[simulate.Job]], trace: simulate.Trace, now: float, budget: int):
+    """What a sweep knows at `now` of a replayed one: its runs in flight (phase, fork, wake, what
+    they hold) and, by variant, its runs not started; and the memory the flights leave free."""
+    flights, pending = [], {}
+    for lane in lanes:
+        for j in lane:
+            start, end = trace.start[j.plan.run_id], trace.end[j.plan.run_id]
+            if start > now:
+                pending.setdefault(j.plan.variant, []).append(j)
+            elif end > now:
+                phase = next((p for p, a, b in trace.of(j.plan.run_id) if a <= now < b), ENDING)
+                ready = start + (j.actual.ready_s or 0.0)
+                usage = j.actual.peak if phase != SPAWNING else 0
+                flights.append(Flight(j.plan, phase, start, j.plan.wake_at(start, ready), usage))
+    return flights, pending, budget - sum(f.usage for f in flights)
+
+
+def test_the_eta_taken_mid_sweep_is_what_is_left_when_runs_go_as_predicted():
+    lanes = [
+        [job(v, i, spawn=0.3 * (i + 1) * (v + 1), peak=(i + 1) * GIB) for i in range(3)] for v in range(5)
+    ]
+    budget = 9 * GIB  # tight: the larger runs wait for memory, so counting a flight twice shows
+    trace = simulate.run(lanes, jobs=4, budget=budget)
+    moments = sorted({a + 0.01 for _, _, a, _ in trace.phases})[1:-1]
+    checked = 0
+    for now in moments:
+        flights, pending, free = _state_at(lanes, trace, now, budget)
+        if not flights or not pending:
+            continue
+        left = simulate.left_s(flights, pending, now, 4, free)
+        assert abs(now + left - trace.wall_s) < 0.05, (now, left, trace.wall_s)
+        checked += 1
+    assert checked >= 5
