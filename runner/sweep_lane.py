@@ -117,8 +117,13 @@ class Sweeping:
             return None
         with self.scheduler.cv:
             flights = list(self.scheduler.flights.values())
+            waiting = list(self.scheduler.waiting.values())
         now = self.scheduler.clock()
-        pending = {name: [self._job(i, cell) for i, cell in cells] for name, cells in self.pending.items()}
+        pending: dict[str, list[simulate.Job]] = {}
+        for order, plan in sorted(waiting, key=lambda w: w[0]):  # taken from pending, not started
+            pending.setdefault(plan.variant, []).append(simulate.predicted(order, plan))
+        for name, cells in self.pending.items():
+            pending.setdefault(name, []).extend(self._job(i, cell) for i, cell in cells)
         return simulate.left_s(flights, pending, now, self.opts.jobs, free_memory())
 
     def _job(self, index: int, cell: Cell) -> simulate.Job:
@@ -129,8 +134,9 @@ class Sweeping:
         ]
         pred = predict(mine, v.name, cell.n, self.opts.workload, rate=TYPICAL_PER_TASK_S)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
+        workload = self.opts.workload
         alone = alone_because(
-            cell.n, v.per_task, self.limits, self.opts.raise_limits, True, self.opts.workload
+            cell.n, v.per_task, self.limits, self.opts.raise_limits, workload.overlaps, workload
         )
         plan = Plan(
             str(index),
@@ -140,13 +146,11 @@ class Sweeping:
             pred.peak,
             pred.exit_s,
             sleep,
+            holds_after_ready=workload.holds_after_ready,
             alone=alone,
             warm=pred.warm,
         )
-        wall = max(sleep, pred.spawn_s) + pred.exit_s
-        return simulate.Job(
-            self.order(index, cell, plan, self.opts.jobs), plan, simulate.Actual(pred.spawn_s, wall)
-        )
+        return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), plan)
 
     def order(self, index: int, cell: Cell, plan: Plan, jobs: int) -> tuple:
         """A cell's place: with --jobs 1 the planned order (N, variant, repeat); else, within one

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -100,6 +101,10 @@ def test_jobs_1_runs_one_at_a_time_in_the_planned_order(tmp_path):
     got = _records(out)
     assert [(r.variant, r.n) for r in got] == [("fake", 1), ("twin", 1), ("fake", 2000), ("twin", 2000)]
     assert all(r.beside == [] for r in got)
+    etas = re.findall(r"ETA (\d+)m(\d+)s", p.stdout)
+    assert len(etas) == 4
+    # every cell left counts, the one waiting for its start too: each takes its 1 s sleep
+    assert all(60 * int(m) + int(s) >= left for (m, s), left in zip(etas[:-1], (3, 2, 1), strict=True)), etas
     end = load_sweeps([out])[-1]
     assert end["jobs"] == 1 and end["total_wall_s"] >= end["programs_wall_s"]
 

@@ -147,11 +147,19 @@ def remaining(flight: Flight, now: float) -> Job:
     return Job((-1,), left, Actual(max(0.0, ready - now), max(0.05, end - now), plan.peak), flying=True)
 
 
+def predicted(order: tuple, plan: Plan) -> Job:
+    """A run not started yet, as its plan predicts it: `ready` after its spawn, its end after its
+    hold (from the fork, or from `ready` for a client's hold) and its exit."""
+    hold_end = plan.spawn_s + plan.sleep if plan.holds_after_ready else max(plan.sleep, plan.spawn_s)
+    return Job(order, plan, Actual(plan.spawn_s, hold_end + plan.exit_s, plan.peak))
+
+
 def left_s(
     flights: Sequence[Flight], pending: Mapping[str, Sequence[Job]], now: float, jobs: int, free: int | None
 ) -> float:
     """Seconds until the last run ends (a sweep's ETA): the runs in flight as they are
-    (`remaining`), then the lanes' runs not started, by variant, replayed under the rules.
+    (`remaining`), then the lanes' runs not started, by variant (a lane's run waiting for its start
+    first), replayed under the rules.
 
     free is what the machine has free now, which the runs in flight already hold: the replay
     counts their memory itself, so it is given back first (counted twice, it kept every large run
