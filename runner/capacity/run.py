@@ -250,7 +250,8 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     start["workload"] = opts.workload.name  # stored rows keep the name
-    opts.out.add_sweep({**start, "budgets": opts.budgets})
+    fields = opts.workload.record_fields(opts.params)  # its parameters' values, as a sweep stores them
+    opts.out.add_sweep({**start, **fields, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
     raising = need is not None
@@ -264,6 +265,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),
             "label": label,
+            **fields,
         }
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 

@@ -76,11 +76,12 @@ class RunRecord:
     # written before workloads existed are sleep rows) or "connections" (idle TCP connections).
     # Tables and figures never mix two workloads.
     workload: str = DEFAULT_WORKLOAD
-    buffer: int | None = None  # connections: bytes each connection's task reads into
     # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
     client: dict[str, Any] | None = None
-    # The workload's parameters this run was made with (runner.workload.Parameter; http: rates...).
+    # The workload's parameters this run was made with (runner.workload.Parameter: a connection's
+    # read buffer, a load client's rates...). Rows stored before parameters existed kept the
+    # buffer at the top level: runner.results.migrate moves it here.
     params: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
@@ -152,7 +153,6 @@ class RunRecord:
             "kind": self.kind,
             "label": self.label,
             "workload": self.workload,
-            "buffer": self.buffer,
             "client": self.client,
             "params": self.params,
             "chosen_version": self.chosen_version,

@@ -17,15 +17,17 @@ def test_rows_stored_before_workloads_load_as_sleep(tmp_path):
     runs = load_runs([old])
     assert list(runs["workload"]) == ["sleep", "sleep"]
     record = RunRecord.from_json(json.loads((old / "runs.jsonl").read_text().splitlines()[0]))
-    assert record.workload == "sleep" and record.client is None and record.buffer is None
+    assert record.workload == "sleep" and record.client is None and record.params is None
     assert [workloads.of(s) for s in load_sweeps([old])] == ["sleep"]
 
 
-def test_a_record_keeps_its_workload_buffer_and_client():
+def test_a_record_keeps_its_workload_parameters_and_client():
     client = {"summary": {"connected": 10, "dropped": 0}, "cgroup_peak": 123}
-    row = RunRecord("go", 10, "valid", workload="connections", buffer=2048, client=client).to_json()
+    params = {"buffer": 2048}
+    row = RunRecord("go", 10, "valid", workload="connections", params=params, client=client).to_json()
     back = RunRecord.from_json(row)
-    assert (back.workload, back.buffer, back.client) == ("connections", 2048, client)
+    assert (back.workload, back.params, back.client) == ("connections", {"buffer": 2048}, client)
+    assert "buffer" not in row  # a parameter, under params only
     assert RunRecord("go", 10, "valid").to_json()["workload"] == "sleep"
 
 
