@@ -110,9 +110,7 @@ def cells(opts: SweepOptions) -> list[Cell]:
     when it has one."""
     every = [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
     shard = opts.shard
-    return [
-        c for c in every if shard is None or shard.owns(opts.workload.name, c.variant.name, c.n, c.repeat)
-    ]
+    return [c for c in every if shard is None or shard.owns(opts.workload, c.variant.name, c.n, c.repeat)]
 
 
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

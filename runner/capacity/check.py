@@ -105,7 +105,7 @@ def run_checks(
         if (v.name, b) in latest and int(latest[(v.name, b)]["max_n"]) > 0
     ]
     records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]
-    pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
+    pooled = evidence.gather((r for r in records if get(r.workload) is opts.workload), opts.workload)
     checks = []
     with session(opts, progress, "capacity-check", busy=bool(todo)) as identity:
         for variant, budget, stored in todo:

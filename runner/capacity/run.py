@@ -121,13 +121,15 @@ def _start(
 
 def boundary(variant: tasks.Variant, budget: int, identity: dict[str, Any]) -> Boundary:
     """The boundary a search or check of the variant at this budget measures now."""
+    workload = variant.workload
     return Boundary(
         variant.name,
         budget,
-        variant.workload.name,  # compared with stored answers, which keep the name
+        workload,
         identity.get("label"),
         program.digest(variant.folder.dir),
         json.dumps(identity.get("versions", {}), sort_keys=True),
+        json.dumps(workload.identity(identity.get("params")), sort_keys=True),
     )
 
 
@@ -284,7 +286,7 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
     return [
         r
         for r in opts.out.existing_capacity()
-        if get(workloads.of(r)) is opts.workload
+        if workloads.resolved(r) is opts.workload
         and (r.get("label") == label or (r.get("label") is None and default))
     ]
 
@@ -325,7 +327,7 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
+        self.pooled = evidence.gather((r for r in records if get(r.workload) is opts.workload), opts.workload)
         self.checks = stored_checks(records, opts.workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []

@@ -61,7 +61,7 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
 
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
-    own = get(workloads.only(summary)).legend(metric, summary)
+    own = workloads.only(summary).legend(metric, summary)
     if own is not None:
         return own
     line = (
