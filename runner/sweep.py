@@ -26,6 +26,7 @@ from runner.limits import read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, labels
+from runner.results.workloads import resolved
 from runner.scheduling.scheduler import Scheduler
 from runner.shard import Shard
 from runner.signals import sigterm_raises
@@ -117,7 +118,7 @@ def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[
     """Stored rows of the sweep's workload (rows without one are sleep rows) and of its parameters'
     values (a connection's buffer size, say): others are other cells."""
     mine = opts.workload
-    return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, opts.params)]
+    return [r for r in rows if resolved(r) is mine and mine.keeps(r, opts.params)]
 
 
 def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:

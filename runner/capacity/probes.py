@@ -100,7 +100,7 @@ def too_short(record: RunRecord, growing: bool = True) -> bool:
 def stored_checks(records: Iterable[RunRecord], workload: Workload) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
-    return [r for r in records if r.kind == "capacity-check" and get(r.workload) is workload]
+    return [r for r in records if r.kind == "capacity-check" and r.resolved_workload is workload]
 
 
 @dataclass

@@ -32,7 +32,6 @@ from runner.results.capacity import CapacityResult
 from runner.scheduling.scheduler import Lane, Scheduler
 from runner.signals import sigterm_raises
 from runner.tasks import program
-from runner.workload import get
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
@@ -327,7 +326,9 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather((r for r in records if get(r.workload) is opts.workload), opts.workload)
+        self.pooled = evidence.gather(
+            (r for r in records if r.resolved_workload is opts.workload), opts.workload
+        )
         self.checks = stored_checks(records, opts.workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []

@@ -14,6 +14,7 @@ from typing import Any
 
 from runner.measure.result import RunResult
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import Workload, get
 
 # The metrics a user can ask for: column -> what it means (used in captions and --help).
 METRICS = {
@@ -121,6 +122,13 @@ class RunRecord:
 
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
+
+    @property
+    def resolved_workload(self) -> Workload:
+        """The workload it ran, the object: the record keeps the name (as stored, and as a row from
+        before workloads is migrated to), and this is the one place a loaded record's name is
+        looked up, so that what reads a record asks the workload instead of comparing names."""
+        return get(self.workload)
 
     def get(self, name: str, default: Any = None) -> Any:
         """A stored figure by its JSON name, measured or not (for progress lines and tables)."""
