@@ -14,7 +14,6 @@ import pandas as pd
 
 from runner.analysis.records import records
 from runner.analysis.versions import has_versions, steps
-from runner.results import workloads
 from runner.results.summary import sweep_runs
 from runner.show.text import machines, metric_name, n_label
 from runner.workload import Workload, is_default
@@ -148,9 +147,8 @@ def sections(
             (f"**{_title(p.workload)}**\n\n" if several else "") + capacity_markdown(p.capacity)
             for p in answers
         )
-        what = (
-            workloads.resolved(answers[0].capacity[0]).words.noun if not several else "tasks and connections"
-        )
+        # what N counts in each workload's answers, in their words ("tasks and connections")
+        what = " and ".join(dict.fromkeys(p.workload.words.noun for p in answers))
         out.append(
             Section(
                 "capacity",
