@@ -44,8 +44,7 @@ class Execution:
     memory_cap: int | None
     result: RunResult
     judged: verdict.Verdict
-    buffer: int | None = None  # bytes each connection reads into (connections workload)
-    client: dict[str, Any] | None = None  # the load client's report (connections workload)
+    client: dict[str, Any] | None = None  # the load client's report (a workload's that has one)
 
     def record(self, run_id: str | None = None, **identity: object) -> RunRecord:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind,
@@ -71,7 +70,6 @@ class Execution:
             memory_cap=self.memory_cap,
             result=self.result,
             workload=self.variant.workload.name,  # stored rows keep the name
-            buffer=self.buffer,
             client=self.client,
             overlap_by_timing=self.judged.overlap_by_timing,
             hold_ratio=overlap.hold_ratio(r.timeline, r.ready_s, until),
@@ -89,8 +87,8 @@ class Settings:
     """How one run is made, whatever its workload: its bounds (timeout, the time `ready` must come
     by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
     every process asks for (limits.futex), the sampling interval and a callback per sample, the
-    user's `sweep --env` over the manifest's environment, a connection's read buffer (None:
-    the workload's default), a watch that may stop the run once it has shown what it was
+    user's `sweep --env` over the manifest's environment, the workload's parameters (None or one
+    left out: its default), a watch that may stop the run once it has shown what it was
     for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall), a callback
     for every line the program writes on stdout, and the watchers that follow its phases (the
     scheduler's). campaign_settings() builds one for a sweep's or a capacity search's run: the
@@ -104,7 +102,6 @@ class Settings:
     on_sample: Callable[[Sample], None] | None = None
     timeout_grace: float = 0.0
     env_override: dict[str, str] | None = None
-    buffer: int | None = None
     stop_when: Watch | None = None
     params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
     at_hold: AtHold | None = None  # what to take at the hold instead of measure's snapshot
@@ -177,7 +174,7 @@ class Launch:
         return self.settings.run(self.argv, self.env, self.variant, timeout, **more)
 
     def execution(self, timeout: float, result: RunResult, judged: verdict.Verdict, **more: Any) -> Execution:
-        """What ran, what it measured and how it was judged; more: buffer, client."""
+        """What ran, what it measured and how it was judged; more: client."""
         return Execution(
             self.variant,
             self.n,
@@ -203,8 +200,7 @@ def campaign_settings(opts: Any, **per_run: Any) -> dict[str, Any]:
         "futex_hash": opts.futex_hash,
         "interval": opts.interval,
         "env_override": getattr(opts, "env_override", None) or None,
-        "buffer": opts.buffer,
-        "params": getattr(opts, "params", None) or None,
+        "params": opts.params or None,
     }
     return {**shared, **per_run}
 
@@ -213,7 +209,7 @@ def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Ex
     """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
     under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
     Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
-    env_override, buffer, params)."""
+    env_override, params)."""
     return variant.workload.execute(variant, n, sleep, Settings(**settings))
 
 

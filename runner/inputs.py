@@ -130,13 +130,10 @@ def parse_env(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
-MAX_BUFFER = 1 << 26  # 64 MiB per connection: more is surely a typo
-
-
 def sweep_inputs(
-    n_list: str, sleep_text: str, label: str | None, env_items: tuple[str, ...], buffer: int
+    n_list: str, sleep_text: str, label: str | None, env_items: tuple[str, ...]
 ) -> tuple[list[int], SleepSpec, dict[str, str]]:
-    """A sweep's --n, --sleep, --label, --env and --buffer checked together: (ns, sleep, env). A
+    """A sweep's --n, --sleep, --label and --env checked together: (ns, sleep, env). A
     ValueError names the option that is wrong."""
     try:
         ns = parse_n_list(n_list)
@@ -149,6 +146,4 @@ def sweep_inputs(
     from runner.tasks.proof import check_env  # here: runner.tasks loads the workloads, which import this
 
     check_env(list(env), "--env")
-    if buffer < 1 or buffer > MAX_BUFFER:
-        raise ValueError(f"--buffer must be between 1 byte and {MAX_BUFFER:,} bytes, got {buffer:,}")
     return ns, sleep, env

@@ -12,6 +12,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from runner.workload import Workload
 
 SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -35,10 +39,11 @@ class Shard:
             raise ShardError(f"--shard: {text!r}: I must be from 1 to K, and K at least 1")
         return cls(index, count)
 
-    def owns(self, workload: str, variant: str, n: int, repeat: int) -> bool:
-        """Whether the cell is this shard's: the first 8 bytes of the SHA-256 of its identity,
-        modulo K (the hash is the same on every machine and Python, unlike hash())."""
-        key = f"{workload}/{variant}/{n}/{repeat}".encode()
+    def owns(self, workload: Workload, variant: str, n: int, repeat: int) -> bool:
+        """Whether the cell is this shard's: the first 8 bytes of the SHA-256 of its identity (the
+        workload by its name, as every machine knows it), modulo K (the hash is the same on every
+        machine and Python, unlike hash())."""
+        key = f"{workload.name}/{variant}/{n}/{repeat}".encode()
         return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % self.count == self.index - 1
 
     def __str__(self) -> str:

@@ -26,11 +26,11 @@ from runner.limits import read_limits
 from runner.limits.raising import raised_limits
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord, labels
+from runner.results.workloads import resolved
 from runner.scheduling.scheduler import Scheduler
 from runner.shard import Shard
 from runner.signals import sigterm_raises
 from runner.sweep_lane import Sweeping, auto_sleep, lane
-from runner.workloads.connections import DEFAULT_BUFFER
 
 __all__ = ["Cell", "Progress", "SweepOptions", "auto_sleep", "cells", "prepare", "run_sweep"]
 
@@ -63,12 +63,15 @@ class SweepOptions:
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
     # What each program keeps alive (runner.workloads): resolved once, where the name was given.
     workload: workloads.Workload = field(default_factory=workloads.get)
-    buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer, bytes
-    params: dict[str, Any] = field(default_factory=dict)  # the workload's parameters (Workload.parameters)
+    # The workload's parameters (Workload.parameters): those not given take their defaults.
+    params: dict[str, Any] = field(default_factory=dict)
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
     shard: Shard | None = None  # --shard I/K: only the cells of this share (runner.shard)
     jobs: int = 1  # runs in flight at most (runner.scheduling); 1: one at a time, in order
+
+    def __post_init__(self) -> None:
+        self.params = {**self.workload.parse_parameters({}), **self.params}
 
 
 @dataclass
@@ -108,21 +111,14 @@ def cells(opts: SweepOptions) -> list[Cell]:
     when it has one."""
     every = [Cell(v, n, r) for n in opts.ns for v in runnable(opts) for r in range(opts.repeat)]
     shard = opts.shard
-    return [
-        c for c in every if shard is None or shard.owns(opts.workload.name, c.variant.name, c.n, c.repeat)
-    ]
-
-
-def parameters(opts: SweepOptions) -> dict[str, Any]:
-    """What a sweep sets of its workload: its parameters, and the connections' read buffer."""
-    return {"buffer": opts.buffer, **opts.params}
+    return [c for c in every if shard is None or shard.owns(opts.workload, c.variant.name, c.n, c.repeat)]
 
 
 def _workload_rows(opts: SweepOptions, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Stored rows of the sweep's workload (rows without one are sleep rows) and, for
-    connections, of its buffer size: others are other cells."""
+    """Stored rows of the sweep's workload (rows without one are sleep rows) and of its parameters'
+    values (a connection's buffer size, say): others are other cells."""
     mine = opts.workload
-    return [r for r in rows if workloads.get(r.get("workload")) is mine and mine.keeps(r, parameters(opts))]
+    return [r for r in rows if resolved(r) is mine and mine.keeps(r, opts.params)]
 
 
 def _repair(opts: SweepOptions, log: Callable[[str], None]) -> None:
@@ -180,7 +176,7 @@ def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str,
         "memory_cap": opts.memory_cap,
         "env_override": opts.env_override,
         "workload": opts.workload.name,
-        **opts.workload.record_fields(parameters(opts)),
+        **opts.workload.record_fields(opts.params),
         "skipped": skipped(opts),
         "shard": str(opts.shard) if opts.shard else None,
     }

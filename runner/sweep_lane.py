@@ -180,7 +180,7 @@ def _identity(ctx: Sweeping, cell: Cell) -> dict[str, Any]:
         versions=ctx.versions[cell.variant.name],
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
-        **opts.workload.record_fields({"buffer": opts.buffer, **opts.params}),
+        **opts.workload.record_fields(opts.params),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )
@@ -277,7 +277,7 @@ def _attempt(
 
     ran = lane.run(order, plan, body)
     ex = ran.value
-    identity = {k: v for k, v in _identity(ctx, cell).items() if k not in ("memory_cap", "buffer")}
+    identity = {k: v for k, v in _identity(ctx, cell).items() if k != "memory_cap"}
     predicted = {**pred.to_json(), **errors(pred, ex.result.ready_s, figure(ex.result))}
     attempt = len(before) + 1
     warmed = ran.warmed.to_json() if ran.warmed else None

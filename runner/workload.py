@@ -13,7 +13,8 @@ A workload says
   `<package>.execute` of the workload's package, loaded when first called, so that this
   description stays below everything a run needs), and the text of what limits N meets
   (`<package>.limits`, where it has limits of its own);
-- what it adds to a stored record (a read buffer), and which stored rows are its cells;
+- what the user sets of its runs (its parameters: a connection's read buffer, a load client's
+  rates), stored under `params`, and which stored rows are its cells;
 - its limit needs (a descriptor per unit: RLIMIT_NOFILE set per run, the descriptor, port and
   conntrack limits in predictions), and why a cell cannot run at all;
 - what its tables and figures add (the report's extra columns, an extra figure).
@@ -145,15 +146,20 @@ class Workload:
 
     def record_fields(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """What its rows (and its sweeps' start records) store beyond every row's fields: its
-        parameters' values under `params`. params: the sweep's (its parameters, and `buffer`)."""
+        parameters' values under `params`. params: the campaign's (a sweep's or a capacity search's)."""
         mine = {p.name: params.get(p.name) for p in self.parameters}
         return {"params": mine} if mine else {}
+
+    def identity(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The values of its parameters that make runs other cells (Parameter.identity), from a
+        run's stored params or a campaign's (None: a row that stored none)."""
+        given = params or {}
+        return {p.name: given.get(p.name) for p in self.parameters if p.identity}
 
     def keeps(self, row: dict[str, Any], params: Mapping[str, Any]) -> bool:
         """Whether a stored row of this workload is one of this sweep's cells: the same values of
         every parameter that is an identity."""
-        stored = row.get("params") or {}
-        return all(stored.get(p.name) == params.get(p.name) for p in self.parameters if p.identity)
+        return self.identity(row.get("params")) == self.identity(params)
 
     def progress(self, record: Any) -> str:
         """A stored run in the sweep's progress line, before its wall time: when `ready N` came."""

@@ -228,6 +228,8 @@ def test_commands_that_show_no_table_do_not_import_pandas_or_matplotlib(args):
         (["sweep", "--memory-cap", "lots"], "not a size: 'lots'"),
         (["sweep", "--memory-cap", "nan"], "not a size: 'nan'"),
         (["sweep", "--memory-cap", "0"], "at least 1 byte"),
+        (["sweep", "--workload", "connections", "--buffer", "lots"], "--buffer: not a size: 'lots'"),
+        (["sweep", "--workload", "connections", "--buffer", "128MiB"], "--buffer: must be between 1 byte"),
         (["measure", "--timeout", "nan", "--", "true"], "'nan' is not a finite number"),
         (["measure", "--memory-cap", "-1G", "--", "true"], "not a size"),
     ],

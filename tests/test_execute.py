@@ -31,4 +31,4 @@ def test_execution_says_what_ran_with_the_runs_cap() -> None:
     ex = _launch(memory_cap=1 << 20).prefixed("nice").execution(9.0, None, judged, client={"c": 1})  # type: ignore[arg-type]
     assert (ex.n, ex.sleep, ex.timeout, ex.memory_cap) == (10, 2.0, 9.0, 1 << 20)
     assert (ex.argv, ex.env, ex.flag_reasons) == (["nice", "prog", "10"], {"A": "1"}, ["why"])
-    assert ex.judged is judged and ex.client == {"c": 1} and ex.buffer is None
+    assert ex.judged is judged and ex.client == {"c": 1}

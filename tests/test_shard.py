@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from runner.shard import Shard, ShardError
+from runner.workload import Workload, get
 
 
-def _cells(variants: list[str]) -> list[tuple[str, str, int, int]]:
-    return [("sleep", v, n, r) for v in variants for n in (1, 10_000, 100_000, 1_000_000) for r in range(3)]
+def _cells(variants: list[str]) -> list[tuple[Workload, str, int, int]]:
+    sleep = get("sleep")
+    return [(sleep, v, n, r) for v in variants for n in (1, 10_000, 100_000, 1_000_000) for r in range(3)]
 
 
 def test_every_cell_is_in_exactly_one_shard_and_the_shares_are_even():

@@ -211,13 +211,13 @@ def test_a_connections_sweep_skips_variants_without_it_and_resumes_apart_from_sl
     assert "skipped, no connections workload in their manifest: plain" in conn.stderr
     assert "0 cell(s) already in" in conn.stderr  # sleep rows are not connections cells
     got = [r for r in rows(out) if r["workload"] == "connections"]
-    assert [(r["variant"], r["n"], r["buffer"], r["verdict"]) for r in got] == [
-        ("fake", 1, 1024, "valid"),
-        ("fake", 200, 1024, "valid"),
+    assert [(r["variant"], r["n"], r["params"], r["verdict"]) for r in got] == [
+        ("fake", 1, {"buffer": 1024}, "valid"),
+        ("fake", 200, {"buffer": 1024}, "valid"),
     ]
     assert all(r["client"]["summary"]["connected"] == r["n"] for r in got)
     sweeps = [s for s in load_sweeps([out]) if s.get("workload") == "connections"]
-    assert sweeps and sweeps[0]["skipped"] == ["plain"] and sweeps[0]["buffer"] == 1024
+    assert sweeps and sweeps[0]["skipped"] == ["plain"] and sweeps[0]["params"] == {"buffer": 1024}
     table = run("report", str(out), "--workload", "connections", tmp_path=tmp_path, env=env)
     assert table.returncode == 0 and "KiB/conn" in table.stdout and "plain" not in table.stdout
     again = run(*common, "--workload", "connections", "--resume", tmp_path=tmp_path, env=env, timeout=3600)

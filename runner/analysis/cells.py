@@ -14,15 +14,16 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.records import records
+from runner.results import workloads
 from runner.results.groups import groups
 from runner.results.record import METRICS
-from runner.workload import DEFAULT
+from runner.workload import Workload
 
 
 @dataclass(frozen=True)
 class Cell:
     label: str
-    workload: str
+    workload: Workload
     variant: str
     n: int
     metric: str
@@ -37,14 +38,13 @@ class Cell:
         machine (its label carries the kernel build) would start a new series in Bencher and
         github-action-benchmark at every kernel update; the machine is the file's (one per label,
         Bencher's testbed)."""
-        return f"{self.workload}/{self.variant}/N={self.n}"
+        return f"{self.workload.name}/{self.variant}/N={self.n}"
 
 
 def cells(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, list[Cell]]:
     """Every cell with a figure, for every metric, by label: one export file each."""
     found = groups(runs, sweeps)
-    named = runs["workload"].dropna() if "workload" in runs else pd.Series(dtype=object)
-    workload = str(named.iloc[0]) if len(named) else DEFAULT  # the runs shown are of one workload
+    workload = workloads.only(runs)  # the runs shown are of one workload
     out = []
     for g in found:
         for metric in METRICS:

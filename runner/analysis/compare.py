@@ -31,7 +31,7 @@ from runner.results.record import TIME_METRICS
 from runner.results.summary import cell_values, load_runs, summarize, sweep_runs
 from runner.significance.rule import DEFAULT_FLOOR, LARGER, SAME, SMALLER, UNDECIDED, Evidence, Rule, judge
 from runner.units import MB, mb
-from runner.workload import DEFAULT
+from runner.workload import Workload, get
 
 FORMATS = ("md", "csv", "json")
 LOST, GAINED, NEITHER = "no figure in OTHER", "no figure in BASE", "no figure in either"
@@ -160,13 +160,13 @@ def split_side(spec: str | Path) -> tuple[Path, str | None]:
     return Path(where), label or None
 
 
-def _side(path: Path, name: str, workload: str = DEFAULT, label: str | None = None) -> Group:
+def _side(path: Path, name: str, workload: Workload, label: str | None = None) -> Group:
     """One side's runs: its sweeps' runs of the workload (capacity probes are no cells of a
     comparison), of one label (the one asked for with DIR:LABEL, or the only one there)."""
     runs, sweeps = workloads.select(load_runs([path]), load_sweeps([path]), workload)
     runs = sweep_runs(runs)
     if runs.empty:
-        raise ResultsError(f"{name} {path} holds no {workload} runs (choose another --workload)")
+        raise ResultsError(f"{name} {path} holds no {workload.name} runs (choose another --workload)")
     found = groups(runs, sweeps)
     labels = ", ".join(g.label for g in found)
     if label is not None:
@@ -246,12 +246,13 @@ def compare_dirs(
     metric: str = "peak_rss",
     threshold: float = 0.05,
     rule: Rule | None = None,
-    workload: str = DEFAULT,
+    workload: Workload | None = None,
 ) -> Comparison:
     """Load both directories and compare every (variant, N) they have in common.
 
     rule: the significance rule (threshold is its ratio factor, when no rule is given).
-    workload: only that workload's runs on each side (a cell is never compared across two).
+    workload: only that workload's runs on each side (a cell is never compared across two; None:
+    the default workload's).
     ResultsError (one line, for exit status 2): the same directory twice, a side that mixes
     labels or machine fingerprints, or no (variant, N) in common."""
     if metric not in TIME_METRICS:
@@ -263,6 +264,7 @@ def compare_dirs(
             raise ResultsError(f"{p}: no such file or directory")
     if os.path.samefile(_directory(base), _directory(other)) and base_label == other_label:
         raise ResultsError(f"BASE and OTHER are the same directory ({base}); give two results directories")
+    workload = workload or get()
     b, o = _side(base, "BASE", workload, base_label), _side(other, "OTHER", workload, other_label)
     bc, oc = _cells(b, metric), _cells(o, metric)
     common = [k for k in bc if k in oc]

@@ -12,7 +12,6 @@ from runner.analysis.values import check_metric, num
 from runner.results import workloads
 from runner.results.summary import summarize
 from runner.units import KIB, MB
-from runner.workload import get
 
 
 def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]]:
@@ -21,7 +20,7 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
     if runs.empty:
         return []
     workload = workloads.only(runs)
-    extra = get(workload).report_extras(runs)  # the columns the workload adds
+    extra = workload.report_extras(runs)  # the columns the workload adds
     out = []
     for _, r in summarize(runs, metric).iterrows():
         median, lo, hi, per_task = (num(r.get(k)) for k in ("median", "min", "max", "per_task"))
@@ -49,7 +48,7 @@ def records(runs: pd.DataFrame, metric: str = "peak_rss") -> list[dict[str, Any]
                 "hold_ratio": num(r.get("hold_ratio")),
                 "overlap_by_timing": _flag(r.get("overlap_by_timing")),
                 "proof": r["proof"] if isinstance(r.get("proof"), str) else None,
-                "workload": workload,
+                "workload": workload.name,  # as stored
                 **extra.get((r["variant"], int(r["n"])), {}),
             }
         )

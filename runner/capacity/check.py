@@ -25,7 +25,6 @@ from runner.capacity.search import Probe, _State
 from runner.inputs import MAX_N
 from runner.results import RunRecord, cost, latest_capacity
 from runner.results.capacity import CapacityResult
-from runner.workload import get
 
 
 @dataclass
@@ -105,7 +104,7 @@ def run_checks(
         if (v.name, b) in latest and int(latest[(v.name, b)]["max_n"]) > 0
     ]
     records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]
-    pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
+    pooled = evidence.gather((r for r in records if r.resolved_workload is opts.workload), opts.workload)
     checks = []
     with session(opts, progress, "capacity-check", busy=bool(todo)) as identity:
         for variant, budget, stored in todo:

@@ -4,8 +4,10 @@ An answer for (variant, budget, workload, label) is not the latest search's alon
 made there counts, whether a search ran it (this one or an earlier one), a `--check`, or a sweep
 under the same cap (`sweep --memory-cap`). One boundary means one thing measured: the same
 program (its folder's digest, runner.tasks.program) on the same runtime versions, under the same
-cap, label and workload. A run of an edited program or another runtime version is another
-population; a stored answer of one still tells a search where to start (runner.capacity.prior).
+cap, label and workload, with the same values of the workload's parameters that make runs other
+cells (a connection's read buffer: runner.workload.Parameter.identity). A run of an edited
+program or another runtime version is another population; a stored answer of one still tells a
+search where to start (runner.capacity.prior).
 
 Not evidence: a probe whose predicted sleep proved too short while its tasks were still being
 spawned and that was run again with a longer sleep (it says nothing about memory), a run
@@ -22,6 +24,7 @@ from runner.capacity.search import Probe
 from runner.capacity.stall import STALLED
 from runner.results import RunRecord
 from runner.scheduling.scheduler import MEMORY_GUARD
+from runner.workload import Workload
 
 PROBE_KINDS = ("capacity-probe", "capacity-check")
 RETRY = "capacity-retry"  # sleep_requested of a probe re-run with a longer sleep (probes.Prober)
@@ -42,20 +45,23 @@ class Boundary:
 
     variant: str
     budget: int
-    workload: str
+    workload: Workload
     label: str | None
     program: str | None
     versions: str  # the runtime versions, as sorted JSON
+    params: str  # the values of the workload's parameters that are an identity, as sorted JSON
 
     @classmethod
-    def of(cls, record: RunRecord) -> Boundary:
+    def of(cls, record: RunRecord, workload: Workload) -> Boundary:
+        """The boundary of a stored run of workload (its stored name, resolved by the caller)."""
         return cls(
             record.variant,
             record.memory_cap or 0,
-            record.workload,
+            workload,
             record.label,
             record.program,
             json.dumps(record.versions, sort_keys=True),
+            json.dumps(workload.identity(record.params), sort_keys=True),
         )
 
 
@@ -83,14 +89,15 @@ def counts(record: RunRecord) -> bool:
     return record.kind == "sweep" and record.result is not None and not record.superseded
 
 
-def gather(records: Iterable[RunRecord]) -> dict[Boundary, list[RunRecord]]:
-    """Every run that is evidence, by boundary, in the order they were stored."""
+def gather(records: Iterable[RunRecord], workload: Workload) -> dict[Boundary, list[RunRecord]]:
+    """Every run that is evidence, by boundary, in the order they were stored (records: the
+    stored runs of workload)."""
     records = list(records)
     retried = _retried(records)
     out: dict[Boundary, list[RunRecord]] = {}
     for r in records:
         if counts(r) and (r.run_id or "") not in retried:
-            out.setdefault(Boundary.of(r), []).append(r)
+            out.setdefault(Boundary.of(r, workload), []).append(r)
     return out
 
 

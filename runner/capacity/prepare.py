@@ -10,7 +10,7 @@ from pathlib import Path
 from runner import tasks
 from runner.capacity.probes import CapacityOptions
 from runner.results import ResultsDir, RunRecord, load_records
-from runner.workload import Workload, get
+from runner.workload import Workload
 
 
 class BudgetError(ValueError):
@@ -48,7 +48,7 @@ def history(out: ResultsDir, dirs: Sequence[str], workload: Workload) -> list[Ru
     cannot be read."""
     out.check_writable()
     past = [p for p in map(Path, dirs or (str(out.path),)) if (p / "runs.jsonl").exists()]
-    return [r for _, r in load_records(past) if get(r.workload) is workload] if past else []
+    return [r for _, r in load_records(past) if r.resolved_workload is workload] if past else []
 
 
 def with_workload(

@@ -22,7 +22,6 @@ from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane
 from runner.workload import DEFAULT, Workload, get
-from runner.workloads.connections import DEFAULT_BUFFER
 
 if TYPE_CHECKING:
     from runner.results.capacity import CapacityResult
@@ -41,10 +40,15 @@ class CapacityOptions:
     fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
     # the variants above are seen under it (Variant.under): resolved once, at the CLI edge
     workload: Workload = field(default_factory=lambda: get(DEFAULT))
-    buffer: int = DEFAULT_BUFFER  # connections: each connection's read buffer
+    # The workload's parameters (Workload.parameters), as a sweep takes them: those not given
+    # take their defaults; stored with every probe and in the search's start record.
+    params: dict[str, Any] = field(default_factory=dict)
     label: str | None = None  # --label; None: the host name (with the futex hash, if set)
     jobs: int = 1  # probes in flight at most (runner.scheduling); 1: one at a time, in order
     limits: dict[str, Any] = field(default_factory=dict)  # as before any were raised: who runs alone
+
+    def __post_init__(self) -> None:
+        self.params = {**self.workload.parse_parameters({}), **self.params}
 
 
 @dataclass
@@ -96,7 +100,7 @@ def too_short(record: RunRecord, growing: bool = True) -> bool:
 def stored_checks(records: Iterable[RunRecord], workload: Workload) -> list[RunRecord]:
     """The stored `--check` runs of one workload: whether an answer held says how a re-run of
     its search should treat the boundary (capacity.prior)."""
-    return [r for r in records if r.kind == "capacity-check" and get(r.workload) is workload]
+    return [r for r in records if r.kind == "capacity-check" and r.resolved_workload is workload]
 
 
 @dataclass

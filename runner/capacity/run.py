@@ -32,7 +32,6 @@ from runner.results.capacity import CapacityResult
 from runner.scheduling.scheduler import Lane, Scheduler
 from runner.signals import sigterm_raises
 from runner.tasks import program
-from runner.workload import get
 
 CALIBRATION_N = (1, 10_000)  # when no stored run predicts: two probes give a baseline and a slope
 KERNEL_LIMIT_MARGIN = 0.98  # start just below the kernel limit a variant's tasks would hit
@@ -121,13 +120,15 @@ def _start(
 
 def boundary(variant: tasks.Variant, budget: int, identity: dict[str, Any]) -> Boundary:
     """The boundary a search or check of the variant at this budget measures now."""
+    workload = variant.workload
     return Boundary(
         variant.name,
         budget,
-        variant.workload.name,  # compared with stored answers, which keep the name
+        workload,
         identity.get("label"),
         program.digest(variant.folder.dir),
         json.dumps(identity.get("versions", {}), sort_keys=True),
+        json.dumps(workload.identity(identity.get("params")), sort_keys=True),
     )
 
 
@@ -250,7 +251,8 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     labels.check_free(opts.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
     start["workload"] = opts.workload.name  # stored rows keep the name
-    opts.out.add_sweep({**start, "budgets": opts.budgets})
+    fields = opts.workload.record_fields(opts.params)  # its parameters' values, as a sweep stores them
+    opts.out.add_sweep({**start, **fields, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
     raising = need is not None
@@ -264,6 +266,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),
             "label": label,
+            **fields,
         }
     opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
 
@@ -282,7 +285,7 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
     return [
         r
         for r in opts.out.existing_capacity()
-        if get(workloads.of(r)) is opts.workload
+        if workloads.resolved(r) is opts.workload
         and (r.get("label") == label or (r.get("label") is None and default))
     ]
 
@@ -323,7 +326,9 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather(r for r in records if get(r.workload) is opts.workload)
+        self.pooled = evidence.gather(
+            (r for r in records if r.resolved_workload is opts.workload), opts.workload
+        )
         self.checks = stored_checks(records, opts.workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []

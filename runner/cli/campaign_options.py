@@ -9,8 +9,8 @@ from typing import Any
 
 from runner import workload as workloads
 from runner.cli.app import KeepsArgs, main
-from runner.cli.options import BUFFER_OPTION, FUTEX_HASH_OPTION, INTERVAL_OPTION
-from runner.cli.workload_options import workload_option, workloads_epilog
+from runner.cli.options import FUTEX_HASH_OPTION, INTERVAL_OPTION
+from runner.cli.workload_options import workload_option, workload_parameters, workloads_epilog
 
 
 def campaign_command(
@@ -22,8 +22,11 @@ def campaign_command(
 
 
 def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--workload, --buffer, --interval and --futex-hash, in that order in `--help`: the same
-    options, the same defaults, for a sweep's runs and a capacity search's probes."""
-    for option in (FUTEX_HASH_OPTION, INTERVAL_OPTION, BUFFER_OPTION, workload_option()):
+    """--workload, --interval, --futex-hash and every workload's parameters (--buffer, --rate...),
+    in that order in `--help`: the same options, the same defaults, for a sweep's runs and a
+    capacity search's probes. The command gets the parameters as keyword arguments
+    (workload_parameters), to pass with --workload to parameter_values()."""
+    f = workload_parameters(f)
+    for option in (FUTEX_HASH_OPTION, INTERVAL_OPTION, workload_option()):
         f = option(f)
     return f

@@ -22,6 +22,7 @@ from runner.cli.capacity_options import search_options
 from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
 from runner.cli.options import out_option
 from runner.cli.sweep_options import jobs_option
+from runner.cli.workload_options import parameter_values
 from runner.results import ResultsDir, ResultsError
 from runner.vm.guest import guest_args
 
@@ -67,10 +68,10 @@ def capacity(
     wait: bool,
     futex_hash: int | None,
     workload: str,
-    buffer: int,
     label: str | None,
     kernels: tuple[str, ...],
     jobs: int,
+    **given: str | None,
 ) -> None:
     """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
     (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
@@ -107,8 +108,9 @@ def capacity(
     out = ResultsDir(out_dir)
     chosen = workloads.get(workload)  # the name resolved once, here at the edge
     try:
+        params = parameter_values(workload, given)  # --buffer, --rate...: as a sweep takes them
         records = prepare.history(out, history, chosen)
-    except ResultsError as e:
+    except (ValueError, ResultsError) as e:
         raise InputError(str(e)) from None
     opts = searching.CapacityOptions(
         variants=prepare.with_workload(select_variants(variant_names), chosen, log=err),
@@ -121,7 +123,7 @@ def capacity(
         raise_limits=raise_limits,
         futex_hash=futex_hash,
         workload=chosen,
-        buffer=buffer,
+        params=params,
         label=label.strip() if label else None,
         jobs=jobs,
     )

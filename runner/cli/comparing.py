@@ -72,6 +72,7 @@ def compare(
     --strict, also on too few runs), so a CI job can guard a runtime upgrade; 0 otherwise; 2 on
     bad input.
     """
+    from runner import workload as workloads
     from runner.analysis.compare import compare_dirs, parse_floor, parse_threshold
     from runner.show.tables.compare import render
     from runner.significance.rule import Rule
@@ -81,7 +82,8 @@ def compare(
         seconds = metric in TIME_METRICS
         floor = parse_floor(floor_text or ("0" if seconds else "512KiB"), seconds)
         rule = Rule(threshold=limit, floor=floor, seconds=seconds)
-        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=workload)
+        chosen = workloads.get(workload)  # the name resolved once, here at the edge
+        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=chosen)
     except ValueError as e:  # ResultsError included
         raise InputError(str(e)) from None
     click.echo(render(result, fmt), nl=False)

@@ -90,11 +90,13 @@ def value(selection: str, quantity: str, against: str | None, against_variant: s
     after it divides by a published figure; QUANTITY;QUANTITY pools several for one range; a
     {format} last), optionally against another selection, shown as --show says. See
     runner/derive/query.py for the whole syntax."""
+    from runner import workload as workloads
     from runner.derive.query import QueryError
     from runner.derive.query import value as compute
 
+    chosen = workloads.get(workload)  # the name resolved once, here at the edge
     try:
-        click.echo(compute(selection, quantity, workload, show, variants, against, how, against_variant))
+        click.echo(compute(selection, quantity, chosen, show, variants, against, how, against_variant))
     except (QueryError, ValueError) as e:
         raise InputError(str(e)) from None
 
@@ -123,6 +125,7 @@ def table(
 ) -> None:
     """A Markdown table: one row per variant, one column per --col; a cell without a valid run
     says why."""
+    from runner import workload as workloads
     from runner.derive.query import QueryError
     from runner.derive.tabulate import table as compute
 
@@ -133,7 +136,7 @@ def table(
             raise InputError(f"--from {s!r}: NAME=DIR[:LABEL]")
         named[name.strip()] = text.strip()
     try:
-        click.echo(compute(named, list(columns), workload, variants, sort))
+        click.echo(compute(named, list(columns), workloads.get(workload), variants, sort))
     except (QueryError, ValueError) as e:
         raise InputError(str(e)) from None
 

@@ -113,27 +113,3 @@ FUTEX_HASH_OPTION = click.option(
     "with each run; the default label gains '+futex-hash-SLOTS', so such runs are never pooled "
     "with plain ones.",
 )
-
-
-class Size(click.ParamType):
-    """A size in bytes: 1024, 1KiB, 64KiB (as for --memory-cap)."""
-
-    name = "SIZE"
-
-    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
-        if isinstance(value, int):
-            return value
-        try:
-            return parse_size(str(value))
-        except ValueError as e:
-            self.fail(str(e), param, ctx)
-
-
-BUFFER_OPTION = click.option(
-    "--buffer",
-    type=Size(),
-    default="1024",
-    show_default=True,
-    help="connections: bytes each connection's task reads into (the server's {buffer}), the same "
-    "for every runtime; recorded with every run, and runs of different sizes are other cells.",
-)

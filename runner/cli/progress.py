@@ -141,8 +141,8 @@ class SweepPrinter:
 def capacity_progress():  # type: ignore[no-untyped-def]
     """The search's progress on stderr: each probe, then each (variant, budget) answer with its cost."""
     from runner.capacity import CapacityProgress
-    from runner.results.workloads import noun
     from runner.show.tables.capacity import band_text, budget_label, cost_line
+    from runner.workload import get
 
     def on_probe(variant: str, budget: int, record, ok: bool) -> None:  # type: ignore[no-untyped-def]
         what = (
@@ -158,7 +158,7 @@ def capacity_progress():  # type: ignore[no-untyped-def]
         then = f"then {result.stopped_by}" if result.stopped_by else "none failed up to the ceiling"
         err(
             f"[{i}/{total}] {result.variant} in {budget_label(result.budget_bytes)}: "
-            f"{result.max_n:,} {noun(result.workload)} fit{'; ' + band if band else ''} "
+            f"{result.max_n:,} {get(result.workload).words.noun} fit{'; ' + band if band else ''} "
             f"({result.probes} probes, {result.evidence_runs} runs in all, {result.passed_at_max} fitted "
             f"at max N; {then}; {cost_line(row)})"
         )

@@ -39,7 +39,7 @@ from runner.cli.sweep_options import (
     WAIT_OPTION,
 )
 from runner.cli.versioning import VERSION_OPTION, VERSIONS_PRESET_OPTION, versioned
-from runner.cli.workload_options import parameter_values, workload_parameters
+from runner.cli.workload_options import parameter_values
 from runner.inputs import sweep_inputs
 from runner.limits import futex
 from runner.results import ResultsDir
@@ -50,7 +50,6 @@ from runner.results import ResultsDir
 @VARIANT_OPTION
 @SLEEP_OPTION
 @run_options
-@workload_parameters
 @REPEAT_OPTION
 @JOBS_OPTION
 @out_option("Results directory; runs are appended to OUT/runs.jsonl as each one ends.")
@@ -82,7 +81,6 @@ def sweep(
     raise_limits: bool,
     futex_hash: int | None,
     workload: str,
-    buffer: int,
     version_items: tuple[str, ...],
     preset: str | None,
     shard_text: str | None,
@@ -109,7 +107,7 @@ def sweep(
     if n_list is None:
         n_list = workloads.get(workload).default_ns or DEFAULT_NS
     try:
-        ns, sleep, env_override = sweep_inputs(n_list, sleep_text, label, env_items, buffer)
+        ns, sleep, env_override = sweep_inputs(n_list, sleep_text, label, env_items)
         params = parameter_values(workload, given)
         shard = Shard.parse(shard_text) if shard_text is not None else None
     except ValueError as e:
@@ -134,7 +132,6 @@ def sweep(
         label=label.strip() if label else futex.label(socket.gethostname(), futex_hash),
         env_override=env_override,
         workload=workloads.get(workload),  # the name resolved once, here at the edge
-        buffer=buffer,
         params=params,
         shard=shard,
         jobs=jobs,

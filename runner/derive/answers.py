@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from runner.inputs import parse_size
-from runner.results import load_capacity
+from runner.results import load_capacity, workloads
+from runner.workload import Workload
 
 COUNTS = {"max_n", "first_failing_n", "flaky_up_to", "predicted_n", "probes", "stalled", "passed_at_max"}
 COUNTS |= {"evidence_runs", "flaky_passed", "flaky_failed"}
@@ -56,11 +57,15 @@ def _field(answer: dict[str, Any], field: str) -> float | None:
 
 
 def figures(
-    directory: str, label: str | None, sessions: tuple[int, int | None] | None, workload: str, field: str,
+    directory: str,
+    label: str | None,
+    sessions: tuple[int, int | None] | None,
+    workload: Workload,
+    field: str,
     budget: int,
-) -> dict[str, float | None]:  # fmt: skip
+) -> dict[str, float | None]:
     """variant -> FIELD of its latest answer at BUDGET (in the chosen capacity sessions)."""
-    stored = [a for a in _stored(directory) if a.get("workload", "sleep") == workload]
+    stored = [a for a in _stored(directory) if workloads.resolved(a) is workload]
     labels = sorted({str(a.get("label")) for a in stored})
     if label is None:
         if len(labels) > 1:
@@ -70,7 +75,7 @@ def figures(
         label = labels[0] if labels else None
     mine = [a for a in stored if str(a.get("label")) == label]
     if not mine:
-        raise AnswerError(f"no {workload} capacity answers of label {label!r} in {directory}")
+        raise AnswerError(f"no {workload.name} capacity answers of label {label!r} in {directory}")
     if sessions is not None:
         ids = sorted({str(a.get("capacity_id")) for a in mine})
         lo, hi = sessions

@@ -38,7 +38,7 @@ import math
 import re
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from runner.inputs import parse_n
 from runner.results import load_sweeps, workloads
 from runner.results.summary import counted_runs, load_runs
 from runner.results.timelines import load_timelines
+from runner.workload import Workload, get
 
 _SELECTION = re.compile(r"^(?P<dir>[^:#]+)(?::(?P<label>[^#]+))?(?:#(?P<lo>\d+)-(?P<hi>\d*))?$")
 _QUANTITY = re.compile(r"^(?P<what>[^{/]+?)(?:/(?P<div>[0-9][0-9.,]*))?(?P<fmt>\{.*\}.*)?$")
@@ -72,7 +73,7 @@ class Selection:
     directory: str = ""
     label: str | None = None
     sessions: tuple[int, int | None] | None = None  # #K-M as written (capacity answers count their own)
-    workload: str = "sleep"
+    workload: Workload = field(default_factory=get)  # the default workload's, unless chosen
 
 
 @functools.cache
@@ -81,12 +82,12 @@ def _loaded(directory: str) -> tuple[pd.DataFrame, tuple[dict[str, Any], ...]]:
     return load_runs([path]), tuple(load_sweeps([path]))
 
 
-def select(text: str, workload: str) -> Selection:
+def select(text: str, workload: Workload) -> Selection:
     m = _SELECTION.match(text)
     if not m:
         raise QueryError(f"{text!r}: a selection is DIR[:LABEL][#K-M]")
     runs, sweeps = _loaded(m["dir"].rstrip("/"))
-    runs = runs[workloads.column(runs) == workload]
+    runs = runs[workloads.column(runs) == workload.name]  # stored rows keep the name
     labels = sorted(set(runs["label"].dropna())) if "label" in runs else []
     label = m["label"]
     if label is None:
@@ -97,7 +98,7 @@ def select(text: str, workload: str) -> Selection:
         label = labels[0] if labels else None
     elif label not in labels:
         raise QueryError(
-            f"no {workload} runs of label {label!r} in {m['dir']} (it has {', '.join(labels) or 'none'})"
+            f"no {workload.name} runs of label {label!r} in {m['dir']} (it has {', '.join(labels) or 'none'})"
         )
     if label is not None:
         runs = runs[runs["label"] == label]
@@ -353,7 +354,7 @@ def shown(found: dict[str, Value], show: str, fmt: Callable[[float], str]) -> st
 def value(
     selection: str,
     quantity: str,
-    workload: str,
+    workload: Workload,
     show: str = "one",
     variants: tuple[str, ...] = (),
     against: str | None = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runner.derive.query import Quantity, QueryError, Value, select, values
+from runner.workload import Workload
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Column:
 def table(
     sources: dict[str, str],
     columns: list[str],
-    workload: str,
+    workload: Workload,
     variants: tuple[str, ...] = (),
     sort: int = 1,
 ) -> str:

@@ -20,7 +20,10 @@ from runner.limits.hit import Hit, round_up
 from runner.limits.host import HEADROOM, LABELS, Limits, int_value
 from runner.units import KIB, count, size
 
-DEFAULT_BUFFER = 1024  # bytes each task reads into (tasks/README.md, connections protocol)
+# Bytes each task reads into unless `--buffer` says otherwise (tasks/README.md, connections
+# protocol): written here only, below everything that needs it; the connections workload takes its
+# parameter's default from here (runner.workloads.connections).
+DEFAULT_BUFFER = 1024
 # Slab per loopback connection, both ends together (TCP, sock_inode_cache, dentry, filp, ...),
 # measured here from /proc/meminfo Slab over 9,000 connections held by one process: 7,542 and
 # 8,409 bytes in two runs. The lower figure is the floor used to say whether N fits in memory.

@@ -72,7 +72,7 @@ def line(
     for r in records:
         if r.variant != variant or r.verdict != "valid" or r.superseded or r.kind != "sweep":
             continue
-        if get(r.workload) is not workload:  # a stored row's name, resolved
+        if r.resolved_workload is not workload:
             continue
         if below is not None and r.n >= below:
             continue

@@ -17,7 +17,7 @@ from typing import Any
 
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
 
-FORMAT = 2
+FORMAT = 3
 KINDS = ("run", "sweep", "capacity")
 
 
@@ -35,8 +35,20 @@ def _to_2(kind: str, row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _to_3(kind: str, row: dict[str, Any]) -> dict[str, Any]:
+    """Format 3 keeps every setting of a workload's runs under `params` (runner.workload.Parameter):
+    the read buffer of a connection, which rows and start records kept at the top level as
+    `buffer` (null where a workload had none), moves there, beside any other parameter."""
+    if "buffer" in row:
+        buffer = row.pop("buffer")
+        if buffer is not None:
+            params = row.get("params")
+            row["params"] = {"buffer": buffer, **(params if isinstance(params, dict) else {})}
+    return row
+
+
 # format k -> the step that turns a format-k record into a format-(k + 1) one
-STEPS: dict[int, Callable[[str, dict[str, Any]], dict[str, Any]]] = {1: _to_2}
+STEPS: dict[int, Callable[[str, dict[str, Any]], dict[str, Any]]] = {1: _to_2, 2: _to_3}
 
 
 def format_of(row: dict[str, Any]) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 
 from runner.measure.result import RunResult
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
+from runner.workload import Workload, get
 
 # The metrics a user can ask for: column -> what it means (used in captions and --help).
 METRICS = {
@@ -76,11 +77,12 @@ class RunRecord:
     # written before workloads existed are sleep rows) or "connections" (idle TCP connections).
     # Tables and figures never mix two workloads.
     workload: str = DEFAULT_WORKLOAD
-    buffer: int | None = None  # connections: bytes each connection's task reads into
     # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
     # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
     client: dict[str, Any] | None = None
-    # The workload's parameters this run was made with (runner.workload.Parameter; http: rates...).
+    # The workload's parameters this run was made with (runner.workload.Parameter: a connection's
+    # read buffer, a load client's rates...). Rows stored before parameters existed kept the
+    # buffer at the top level: runner.results.migrate moves it here.
     params: dict[str, Any] | None = None
     result: RunResult | None = None  # None: the cell could not run at all
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
@@ -121,6 +123,13 @@ class RunRecord:
     def replace(self, **changes: Any) -> RunRecord:
         return dataclasses.replace(self, **changes)
 
+    @property
+    def resolved_workload(self) -> Workload:
+        """The workload it ran, the object: the record keeps the name (as stored, and as a row from
+        before workloads is migrated to), and this is the one place a loaded record's name is
+        looked up, so that what reads a record asks the workload instead of comparing names."""
+        return get(self.workload)
+
     def get(self, name: str, default: Any = None) -> Any:
         """A stored figure by its JSON name, measured or not (for progress lines and tables)."""
         return self.to_json().get(name, default)
@@ -152,7 +161,6 @@ class RunRecord:
             "kind": self.kind,
             "label": self.label,
             "workload": self.workload,
-            "buffer": self.buffer,
             "client": self.client,
             "params": self.params,
             "chosen_version": self.chosen_version,

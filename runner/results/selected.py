@@ -15,6 +15,7 @@ from runner.results import workloads
 from runner.results.load import load_capacity, load_sweeps
 from runner.results.store import ResultsError, TornRecordWarning
 from runner.results.summary import load_runs
+from runner.workload import Workload
 
 
 class NothingSelected(ValueError):
@@ -31,16 +32,17 @@ class Selected:
     warnings: list[str] = field(default_factory=list)
 
 
-def load_selected(paths: list[Path], workload: str) -> Selected:
+def load_selected(paths: list[Path], workload: Workload) -> Selected:
     """The runs of `workload` in paths. ResultsError when a file cannot be read, NothingSelected
     when none of its runs are there. Warnings other than a torn record are shown as Python shows
     them; torn records are returned, for the caller to say in one line each."""
     return load_workloads(paths, workload)[workload]
 
 
-def load_workloads(paths: list[Path], workload: str | None = None) -> dict[str, Selected]:
+def load_workloads(paths: list[Path], workload: Workload | None = None) -> dict[Workload, Selected]:
     """Each workload's runs in paths (the one asked for, or every one they hold: the HTML page
-    shows each in a section of its own), read once. Errors and warnings as load_selected."""
+    shows each in a section of its own), read once, each under its Workload (the stored names
+    resolved here, once). Errors and warnings as load_selected."""
     torn: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornRecordWarning)
@@ -53,17 +55,17 @@ def load_workloads(paths: list[Path], workload: str | None = None) -> dict[str, 
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     held = sorted(set(workloads.column(loaded[0])))
-    wanted = [workload] if workload is not None else held
+    wanted = [workload] if workload is not None else [workloads.get(name) for name in held]
     answers = load_capacity(paths)
     out = {}
-    for name in wanted:
-        runs, sweeps = workloads.select(*loaded, name)
+    for w in wanted:
+        runs, sweeps = workloads.select(*loaded, w)
         if runs.empty:
             raise NothingSelected(
-                f"no {name} runs in {', '.join(str(p) for p in paths)} "
+                f"no {w.name} runs in {', '.join(str(p) for p in paths)} "
                 f"(it holds {', '.join(held)} runs: --workload {held[0]})"
             )
-        out[name] = Selected(runs, sweeps, [r for r in answers if workloads.of(r) == name], torn)
+        out[w] = Selected(runs, sweeps, [r for r in answers if workloads.resolved(r) is w], torn)
     return out
 
 

@@ -4,6 +4,9 @@ Memory per sleeping task and memory per idle connection are different questions:
 figure that put them side by side, or a median over both, would answer neither. Every row says
 its workload (rows written before workloads existed are sleep rows), and every view of stored
 results takes one workload's rows.
+
+This is where a stored row's workload name becomes the Workload object (resolved() and only()):
+the views below it are handed the object, never a name to look up again.
 """
 
 from __future__ import annotations
@@ -11,21 +14,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from runner.workload import DEFAULT, get
+from runner.workload import DEFAULT, Workload, get
 
 if TYPE_CHECKING:  # pandas only where tables are made: capacity and sweep read of() without it
     import pandas as pd
 
 
-def noun(workload: str) -> str:
-    """What N counts in a workload, for the words around a figure: tasks, or connections."""
-    return get(workload).words.noun
-
-
 def of(row: Mapping[str, Any]) -> str:
-    """A stored row's or sweep's workload; one written before workloads existed is sleep."""
+    """A stored row's or sweep's workload's name; one written before workloads existed is sleep."""
     value = row.get("workload")
     return value if isinstance(value, str) and value else DEFAULT
+
+
+def resolved(row: Mapping[str, Any]) -> Workload:
+    """A stored row's or sweep's workload, the object (sleep for one written before workloads)."""
+    return get(of(row))
 
 
 def column(runs: pd.DataFrame) -> pd.Series:
@@ -38,21 +41,22 @@ def column(runs: pd.DataFrame) -> pd.Series:
 
 
 def select(
-    runs: pd.DataFrame, sweeps: list[dict[str, Any]], workload: str
+    runs: pd.DataFrame, sweeps: list[dict[str, Any]], workload: Workload
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """The runs and sweeps of one workload."""
+    """The runs and sweeps of one workload (stored rows keep its name)."""
     if runs.empty:
-        return runs, [s for s in sweeps if of(s) == workload]
-    mine = runs[column(runs) == workload].reset_index(drop=True)
-    return mine, [s for s in sweeps if of(s) == workload]
+        return runs, [s for s in sweeps if of(s) == workload.name]
+    mine = runs[column(runs) == workload.name].reset_index(drop=True)
+    return mine, [s for s in sweeps if of(s) == workload.name]
 
 
-def only(runs: pd.DataFrame) -> str:
-    """The one workload of runs; a ValueError when they hold several (callers select() first)."""
+def only(runs: pd.DataFrame) -> Workload:
+    """The one workload of runs (the default where there are none); a ValueError when they hold
+    several (callers select() first)."""
     found = sorted(set(column(runs))) if not runs.empty else [DEFAULT]
     if len(found) > 1:
         raise ValueError(
             f"these runs hold {len(found)} workloads ({', '.join(found)}), which are never put in one "
             "table or figure: choose one with --workload"
         )
-    return found[0]
+    return get(found[0])

@@ -23,7 +23,7 @@ from runner.measure.result import RunResult
 from runner.results import RunRecord, cost
 from runner.results.timing import end_times, interpolate, spawn_times
 from runner.units import KIB, MIB, size
-from runner.workload import Workload, get
+from runner.workload import Workload
 
 UNKNOWN_BASE_S = 2.0  # a program's start, before any task
 UNKNOWN_PER_TASK_S = 300e-6
@@ -62,7 +62,9 @@ class Prediction:
 
 def _mine(records: Sequence[RunRecord], variant: str, workload: Workload) -> list[RunRecord]:
     return [
-        r for r in records if r.variant == variant and get(r.workload) is workload and r.result is not None
+        r
+        for r in records
+        if r.variant == variant and r.resolved_workload is workload and r.result is not None
     ]
 
 

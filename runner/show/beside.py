@@ -9,7 +9,6 @@ from typing import Any
 
 from runner.judge.overlap import hold_window_end
 from runner.results.record import RunRecord
-from runner.workload import get
 
 WORDS = {"spawn": "spawning", "hold": "holding", "end": "ending"}
 CLASHES = {("spawn", "spawn"), ("spawn", "end"), ("end", "spawn")}  # (its phase, the other's)
@@ -23,7 +22,7 @@ def own_phases(record: RunRecord) -> list[tuple[str, float, float]]:
         return []
     if r.ready_s is None:
         return [("spawn", 0.0, r.wall_s)]
-    until = hold_window_end(get(record.workload).holds_after_ready, r.ready_s, record.sleep_s or 0.0)
+    until = hold_window_end(record.resolved_workload.holds_after_ready, r.ready_s, record.sleep_s or 0.0)
     wake = min(max(until or r.ready_s, r.ready_s), r.wall_s)
     return [("spawn", 0.0, r.ready_s), ("hold", r.ready_s, wake), ("end", wake, r.wall_s)]
 

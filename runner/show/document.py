@@ -13,7 +13,6 @@ from runner.analysis.versions import has_versions
 from runner.results import workloads
 from runner.results.summary import sweep_runs
 from runner.show.tables import document
-from runner.workload import DEFAULT
 
 FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
 
@@ -34,7 +33,7 @@ def report(
     picks one section's Markdown), csv and json are the table's records, bmf and gab files for
     other tools. models: variant -> how it keeps its tasks, for results whose sweeps did not
     record it (the runtimes' groups)."""
-    workload = workloads.only(runs) if not runs.empty else DEFAULT
+    workload = workloads.only(runs)  # the default's, when there are none
     if fmt == "html":
         return page([(workload, runs, sweeps, capacity)], metric, models)
     runs, sweeps = shown(runs, sweeps)
@@ -132,9 +131,7 @@ def more_figures(
     written: list[Path] = []
     swept = sweep_runs(runs)
     if not swept.empty and "workload" in swept and swept["workload"].nunique() == 1:
-        from runner.workload import get
-
-        workload = get(str(swept["workload"].iloc[0]))
+        workload = workloads.only(swept)
         written += workload.data_files(swept, out_dir, workload.figure_prefix)
     if capacity:
         from runner.show.figures.capacity import capacity_figures

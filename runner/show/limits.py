@@ -11,7 +11,7 @@ from runner.results.needs import thread_need
 from runner.results.record import RunRecord
 from runner.tasks import Variant
 from runner.units import count, size
-from runner.workload import DEFAULT, Workload, get
+from runner.workload import Workload
 
 
 def _per_task_text(per_task: dict) -> str:
@@ -79,13 +79,14 @@ def limits_report(
     variants: Iterable[Variant],
     records: Sequence[RunRecord] = (),
     source: str | None = None,
-    workload: str = DEFAULT,
+    workload: Workload | None = None,
 ) -> str:
     """Text for `memrun limits [--n N]`: the limits in force, which variant hits which at N, and
     what N threads of each thread variant need in memory (from `records`, stored runs read from
     `source`, else the kernel-memory floor per thread). Under the connections workload, what N
-    connections need of this machine instead (the workload's own limits report)."""
-    own = get(workload).limits_report(n, variants)
+    connections need of this machine instead (the workload's own limits report; None: the
+    default workload, whose tasks meet only their threads' limits)."""
+    own = workload.limits_report(n, variants) if workload is not None else None
     if own is not None:
         return own
     limits = read_limits()

@@ -27,7 +27,7 @@ from runner.show.beside import beside_lines
 from runner.show.ending import end_label
 from runner.tasks.proof import told
 from runner.units import mb, size
-from runner.workload import get, is_default
+from runner.workload import is_default
 
 
 @dataclass
@@ -90,7 +90,7 @@ def make_case(
     if r is not None and timeline:
         case.diagnosis = diagnose_run(r, timeline, record.n, record.sleep_s, per_task, limits)
     if record.verdict != "valid":
-        case.need = thread_need(records, record.variant, per_task, record.n, limits, get(record.workload))
+        case.need = thread_need(records, record.variant, per_task, record.n, limits, record.resolved_workload)
     return case
 
 
@@ -168,7 +168,7 @@ def _overlap_lines(case: Case) -> list[str]:
             f"  overlap   wall {r.wall_s:.1f} s ≥ 2 × {sleep:g} s sleep: valid on its program's "
             "`ready` proof only (tasks/README.md), the run's timing does not prove it"
         )
-    until = hold_window_end(get(record.workload).holds_after_ready, r.ready_s, sleep)
+    until = hold_window_end(record.resolved_workload.holds_after_ready, r.ready_s, sleep)
     ratio = hold_ratio(case.timeline, r.ready_s, until)
     if ratio is not None and until is not None:
         window = [s for s in case.timeline if r.ready_s <= s.t <= until and s.procs > 0]
@@ -206,7 +206,7 @@ def story(case: Case) -> str:
     if r.user_s is not None and r.sys_s is not None:
         total = r.user_s + r.sys_s
         share = f" ({r.sys_s / total * 100:.0f} % in the kernel)" if total else ""
-        pinned = get(record.workload).pinned_cpus(record.client)  # a server's taskset
+        pinned = record.resolved_workload.pinned_cpus(record.client)  # a server's taskset
         cpus = f" on {case.cpus} CPUs" if case.cpus else ""
         if pinned:
             cpus = f" pinned to CPU {pinned}" + (f" of {case.cpus}" if case.cpus else "")
@@ -265,7 +265,7 @@ def overlap_table(records: Sequence[RunRecord], timelines: dict[str, list[Sample
             continue
         ratio = record.hold_ratio
         if ratio is None:
-            until = hold_window_end(get(record.workload).holds_after_ready, r.ready_s, record.sleep_s)
+            until = hold_window_end(record.resolved_workload.holds_after_ready, r.ready_s, record.sleep_s)
             ratio = hold_ratio(timelines.get(str(record.run_id), []), r.ready_s, until)
         timing = timing_proves_overlap(r.wall_s, record.sleep_s)
         held = "—" if ratio is None else f"{ratio:.2f}" + ("" if ratio >= HELD else " (grew)")

@@ -17,7 +17,6 @@ from runner.analysis.values import short as short
 from runner.analysis.values import variant_info as variant_info
 from runner.results.record import METRICS, TIME_METRICS
 from runner.units import KIB
-from runner.workload import get
 
 DAGGER = "†"
 
@@ -38,13 +37,6 @@ def kib_per_task(value: float, unit: str = "task") -> str:
     unit: what N counts ("task", or "conn" for the connections workload)."""
     kib = value / KIB
     return f"≈0 KiB/{unit}" if abs(kib) < 0.005 else f"{kib:,.2f} KiB/{unit}"
-
-
-def units(workload: str | None) -> tuple[str, str]:
-    """What N counts, short and in a title: ("task", "concurrent tasks") for sleep,
-    ("conn", "idle TCP connections") for connections (the workload's words)."""
-    words = get(workload).words
-    return words.unit, words.title
 
 
 def seconds(value: float) -> str:

@@ -245,6 +245,22 @@ def test_bad_budgets_are_one_line(tmp_path, budgets, words):
     assert not (tmp_path / "res" / "runs.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("--buffer", "2KiB"), "--buffer is a parameter of --workload connections, not of sleep"),
+        (("--workload", "connections", "--buffer", "128MiB"), "--buffer: must be between 1 byte and"),
+        (("--workload", "http", "--rate", "1k,1k"), "--rate: a rate is given more than once"),
+    ],
+)
+def test_capacity_takes_the_workloads_parameters_as_a_sweep_does(tmp_path, args, words):
+    """Each workload's parameters are options of capacity too, checked before anything runs: one
+    line, exit 2, as a sweep's."""
+    p = _capacity(tmp_path, "--memory", "64MiB", *args)
+    assert p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not (tmp_path / "res" / "runs.jsonl").exists()
+
+
 # _start: where a search starts, and what share of the budget that start is expected to fill
 # (what the search's first step down compares a failure's peak with).
 

@@ -35,6 +35,23 @@ def test_a_format_1_directory_loads_with_every_rows_workload_named(tmp_path):
     assert raw == [OLD_RUN], "reading never writes"
 
 
+def test_a_format_2_rows_buffer_is_read_as_its_workloads_parameter(tmp_path):
+    """Format 2 kept a connection's read buffer at the top level of runs and start records
+    (null for other workloads); format 3 keeps it under params, as every parameter."""
+    conn = {**OLD_RUN, "format": 2, "workload": "connections", "buffer": 2048, "params": None}
+    sleep = {**OLD_RUN, "format": 2, "workload": "sleep", "buffer": None, "params": None}
+    start = {**OLD_START, "format": 2, "workload": "connections", "buffer": 2048}
+    _write(tmp_path / "runs.jsonl", [conn, sleep])
+    _write(tmp_path / "sweeps.jsonl", [start])
+    (_, c), (_, s) = load_records([tmp_path])
+    assert (c.params, s.params) == ({"buffer": 2048}, None)
+    assert "buffer" not in c.to_json() and "buffer" not in s.to_json() and not s.extra.keys() - {"format"}
+    (got,) = load_sweeps([tmp_path])
+    assert got["params"] == {"buffer": 2048} and "buffer" not in got
+    both = upgrade("run", {**conn, "params": {"other": 1}})
+    assert both["params"] == {"buffer": 2048, "other": 1} and "buffer" not in both
+
+
 def test_each_step_leaves_what_it_does_not_change_and_an_end_record_gets_no_workload():
     assert upgrade("run", {**OLD_RUN, "workload": "connections"})["workload"] == "connections"
     assert "workload" not in upgrade("sweep", {"sweep_id": "s1", "event": "end"})

@@ -29,7 +29,7 @@ NEWER = {
     "proof": None,
 }
 # ... and after the current ones: every row before workloads is a sleep row, with no client
-WORKLOAD = {"workload": "sleep", "buffer": None, "client": None, "params": None}
+WORKLOAD = {"workload": "sleep", "client": None, "params": None}
 NEWER_MEASURED = {
     "ready_deadline_s": None,
     "timeout_extended_s": None,

@@ -8,6 +8,7 @@ import pytest
 
 from runner.results import RunRecord, load_sweeps, workloads
 from runner.results.summary import load_runs, summarize
+from runner.workload import get
 from tests.support.crafted import write_results
 
 
@@ -17,15 +18,17 @@ def test_rows_stored_before_workloads_load_as_sleep(tmp_path):
     runs = load_runs([old])
     assert list(runs["workload"]) == ["sleep", "sleep"]
     record = RunRecord.from_json(json.loads((old / "runs.jsonl").read_text().splitlines()[0]))
-    assert record.workload == "sleep" and record.client is None and record.buffer is None
+    assert record.workload == "sleep" and record.client is None and record.params is None
     assert [workloads.of(s) for s in load_sweeps([old])] == ["sleep"]
 
 
-def test_a_record_keeps_its_workload_buffer_and_client():
+def test_a_record_keeps_its_workload_parameters_and_client():
     client = {"summary": {"connected": 10, "dropped": 0}, "cgroup_peak": 123}
-    row = RunRecord("go", 10, "valid", workload="connections", buffer=2048, client=client).to_json()
+    params = {"buffer": 2048}
+    row = RunRecord("go", 10, "valid", workload="connections", params=params, client=client).to_json()
     back = RunRecord.from_json(row)
-    assert (back.workload, back.buffer, back.client) == ("connections", 2048, client)
+    assert (back.workload, back.params, back.client) == ("connections", {"buffer": 2048}, client)
+    assert "buffer" not in row  # a parameter, under params only
     assert RunRecord("go", 10, "valid").to_json()["workload"] == "sleep"
 
 
@@ -38,13 +41,13 @@ def test_select_keeps_one_workload_and_only_refuses_two(tmp_path):
     runs, sweeps = load_runs([both]), load_sweeps([both])
     with pytest.raises(ValueError, match="2 workloads"):
         summarize(runs)
-    sleep, sleep_sweeps = workloads.select(runs, sweeps, "sleep")
-    conn, conn_sweeps = workloads.select(runs, sweeps, "connections")
+    sleep, sleep_sweeps = workloads.select(runs, sweeps, get("sleep"))
+    conn, conn_sweeps = workloads.select(runs, sweeps, get("connections"))
     assert list(summarize(sleep)["median"]) == [2e6, 30e6]
     assert list(summarize(conn)["median"]) == [3e6, 90e6]
     assert [s["sweep_id"] for s in sleep_sweeps] == ["sweep-box"]
     assert [s["sweep_id"] for s in conn_sweeps] == ["conn"]
-    assert workloads.only(conn) == "connections"
+    assert workloads.only(conn) is get("connections")  # the stored name, resolved
 
 
 def test_kernel_part_and_client_columns(tmp_path):
@@ -64,9 +67,10 @@ def test_kernel_part_and_client_columns(tmp_path):
     assert per[10_000] == pytest.approx((40.5e6 - 0.5e6) / 10_000)
 
 
-def test_what_n_counts_is_named_for_the_words_around_a_figure():
-    assert workloads.noun("sleep") == "tasks" and workloads.noun("connections") == "connections"
-    assert workloads.noun(workloads.of({})) == "tasks"  # a row from before workloads
+def test_a_stored_rows_workload_is_resolved_once_to_the_object():
+    assert workloads.resolved({"workload": "connections"}) is get("connections")
+    assert workloads.resolved({}) is get("sleep")  # a row from before workloads
+    assert workloads.resolved({}).words.noun == "tasks"
 
 
 def test_the_kernel_part_is_read_while_held_where_recorded(tmp_path):

@@ -98,7 +98,7 @@ def test_a_chosen_version_with_its_own_program_has_that_programs_proof(folder, t
 def test_sweep_refuses_the_attack_switches():
     for name in proof.ATTACK_ENV:
         with pytest.raises(ValueError, match=f"--env: {name} is the proof attack's switch"):
-            sweep_inputs("1", "1", None, (f"{name}=1",), 1024)
+            sweep_inputs("1", "1", None, (f"{name}=1",))
 
 
 @pytest.mark.serial

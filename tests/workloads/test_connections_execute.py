@@ -38,7 +38,8 @@ def test_the_run_records_the_kernel_part_and_the_client_apart(fake, machine):  #
     require(detect()[0] is not None, "a writable memory cgroup")
     ex = execute(fake, 2000, HOLD)
     r = ex.result
-    assert ex.judged.valid and ex.buffer == 1024 and ex.record().workload == "connections"
+    assert ex.judged.valid and ex.record().workload == "connections"
+    assert ex.argv[-1] == "1024"  # the server's {buffer}: the parameter's default
     assert r.socket_accounting is True
     assert r.cgroup_breakdown.get("kernel", 0) > 2000 * KIB, "sockets, files, inodes: about 4 KiB each"
     # read while the 2,000 connections were held, not as the client closed them

@@ -23,7 +23,7 @@ from runner.show.exports import markdown
 from runner.show.exports.htmlparts import e
 from runner.show.tables import document
 from runner.show.text import dates, file_word, metric_title
-from runner.workload import get
+from runner.workload import Workload
 
 STYLE = """
 body { font: 15px/1.5 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #222; margin: 0;
@@ -57,10 +57,8 @@ def page(
 ) -> str:
     """The page of one workload's runs (as runner.show.document.shown gives them)."""
     from runner.results import workloads
-    from runner.workload import DEFAULT
 
-    workload = workloads.only(runs) if not runs.empty else DEFAULT
-    return page_of([document.Shown(workload, runs, sweeps, capacity or [])], metric, models)
+    return page_of([document.Shown(workloads.only(runs), runs, sweeps, capacity or [])], metric, models)
 
 
 def page_of(
@@ -69,8 +67,8 @@ def page_of(
     """The whole page of the given workloads' runs (document.Shown, the default workload first)."""
     found = document.sections(shown, metric, models)
     by_workload = {p.workload: p for p in shown}
-    first = by_workload.get("sleep") or shown[0]
-    title = get(first.workload).page_title(metric_title(metric))
+    first = document.opening(shown)
+    title = first.workload.page_title(metric_title(metric))
     items = [
         (p.workload, groups(p.runs, p.sweeps))
         for p in sorted(shown, key=lambda p: p.workload != first.workload)
@@ -124,14 +122,16 @@ def _headline(first: document.Shown, metric: str, models: dict[str, str] | None)
     """The figure of the first screen: every runtime at the largest N (runner.show.figures.headline)."""
     from runner.show.figures.headline import headline
 
-    drawn = headline(first.runs, first.sweeps, metric, models, get(first.workload).words.noun)
+    drawn = headline(first.runs, first.sweeps, metric, models, first.workload.words.noun)
     if drawn is None:
         return ""
     fig, _ = drawn
     return parts.figure("headline", fig, "")
 
 
-def _section_figures(s: document.Section, by_workload: dict[str, document.Shown], metric: str) -> list[str]:
+def _section_figures(
+    s: document.Section, by_workload: dict[Workload, document.Shown], metric: str
+) -> list[str]:
     """The figures that go with a section: a workload's `memrun plot` figures (per label), the
     version axes', the capacity answers'."""
     if s.key == "versions" and s.workload:
@@ -149,7 +149,7 @@ def _section_figures(s: document.Section, by_workload: dict[str, document.Shown]
                 out += [parts.figure(stem, fig, parts.caption_for(stem, "peak_rss")) for stem, fig in
                         capacity_figures(p.capacity, p.runs, p.sweeps)]  # fmt: skip
         return out
-    if s.workload and s.key == s.workload:
+    if s.workload and s.key == s.workload.name:
         mine = by_workload[s.workload]
         runs = document.installed(mine.runs)
         found = groups(runs, mine.sweeps)

@@ -17,7 +17,7 @@ from runner.show.figures.charts import figures
 from runner.show.figures.style import svg_text
 from runner.show.text import machine, metric_title, n_label, num
 from runner.units import count, size
-from runner.workload import get
+from runner.workload import Workload
 
 
 def e(text: Any) -> str:
@@ -72,11 +72,11 @@ def workload_figures(group: Group, metric: str, label: str | None, names: list[s
         return [figure(stem, fig, caption_for(stem, metric), label) for stem, fig in drawn]
 
 
-Items = list[tuple[str, list[Group]]]  # (workload, its label groups), in the page's order
+Items = list[tuple[Workload, list[Group]]]  # (workload, its label groups), in the page's order
 
 
-def _title(workload: str) -> str:
-    title = get(workload).words.title
+def _title(workload: Workload) -> str:
+    title = workload.words.title
     return title[:1].upper() + title[1:]
 
 
@@ -186,11 +186,11 @@ def method(items: Items, metric: str, sources: list[str]) -> list[str]:
     several = len(items) > 1
     out = ['<section id="method"><h2>Method</h2>']
     for workload, _ in items:
-        out.append(f"<p>{get(workload).program_html}</p>")
+        out.append(f"<p>{workload.program_html}</p>")
     out.append(f"<ul>{metrics}</ul>")
     for workload, _ in items:
         where = f": {e(_title(workload).lower())}" if several else ""
-        out.append(f"<h3>When a run counts{where}</h3>{markdown.to_html(get(workload).validity)}")
+        out.append(f"<h3>When a run counts{where}</h3>{markdown.to_html(workload.validity)}")
     out.append("<h3>The exact commands</h3>")
     for _, found in items:
         labelled = len(found) > 1

@@ -77,7 +77,8 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
             ax.set_yticks(range(len(cells)), [r["variant"] for r in cells])
             ax.set_ylim(len(cells) - 0.5, -0.5)
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-            what = workloads.noun(workloads.of(cells[0]))
+            workload = workloads.resolved(cells[0])  # every answer drawn is of one workload
+            what = workload.words.noun
             ax.set_xlabel(f"concurrent {what} that fit (log scale)")
             ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
             ax.set_axisbelow(True)
@@ -100,5 +101,4 @@ def _figures(results: list[dict[str, Any]], runs: Any, sweeps: list[dict[str, An
             ax.set_xticks([10**k for k in range(0, math.ceil(math.log10(top)) + 1, 2)])
             ax.set_xticks([], minor=True)
             # another workload's answers never overwrite the sleep answers' figure
-            prefix = workloads.get(workloads.of(cells[0])).figure_prefix
-            yield f"{prefix}capacity-{budget >> 20}MiB{suffix}", fig
+            yield f"{workload.figure_prefix}capacity-{budget >> 20}MiB{suffix}", fig

@@ -47,11 +47,9 @@ from runner.show.text import (
     metric_name,
     n_label,
     short,
-    units,
     unusual_sleep,
 )
 from runner.units import MB
-from runner.workload import get
 
 
 def plot_results(
@@ -95,7 +93,7 @@ def figures(
     ctx = context(runs, sweeps, metric, label, variants)
     suffix = f"-{file_word(label)}" if label else ""
     # A workload other than sleep names its files, so they never overwrite the sleep figures.
-    workload = get(ctx.workload)
+    workload = ctx.workload
     prefix = workload.figure_prefix
 
     def draw() -> Generator[tuple[str, Figure], None, None]:
@@ -147,7 +145,7 @@ def _bar_chart(ctx: Context, n: int) -> Figure:
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
     family_legend(ax, ctx.colors, ctx.family, [c["variant"] for c in drawn])
-    words = get(ctx.workload).words
+    words = ctx.workload.words
     tasks = words.per if n == 1 else words.title
     fig.suptitle(f"{ctx.prefix}{ctx.what}: {n_label(n)} {tasks}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
@@ -222,7 +220,7 @@ def _loglog_chart(ctx: Context) -> Figure:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlim(min(ns) / 2, max(ns) * 2)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-    ax.set_xlabel(f"N, {units(ctx.workload)[1]} (log scale)")
+    ax.set_xlabel(f"N, {ctx.workload.words.title} (log scale)")
     ax.set_ylabel(f"{metric_name(ctx.metric)}, MB (1,000,000 bytes), log scale")
     ax.grid(which="major", color="#e6e6e6", linewidth=0.8)
     if lines:
@@ -230,7 +228,7 @@ def _loglog_chart(ctx: Context) -> Figure:
     else:
         ax.text(0.5, 0.5, "no valid cell to plot", transform=ax.transAxes, ha="center", color=NOTE_COLOR)
         ax.set_yticks([])
-    against = get(ctx.workload).words.against
+    against = ctx.workload.words.against
     fig.suptitle(f"{ctx.prefix}{ctx.what} {against}", fontweight="bold")
     ax.set_title("\n".join(wrap(ctx.caption, 140)), color=NOTE_COLOR)
     notes = [f"Metric: {METRICS[ctx.metric]}. Points: median over valid repeats; bars: min–max."]

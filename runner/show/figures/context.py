@@ -26,7 +26,7 @@ from runner.show.text import (
     usual_sleep,
     variant_info,
 )
-from runner.workload import DEFAULT
+from runner.workload import Workload, get
 
 WIDTH = 11.0  # inches: room for 10 variant names, a bar and a 40-character reason
 
@@ -45,7 +45,8 @@ class Context:
     usual_sleep: float | None
     colors: dict[str, Any]
     family: dict[str, str] = field(default_factory=dict)  # variant -> family ("" when unrecorded)
-    workload: str = DEFAULT  # what N counts: its words are in every title (text.units)
+    # what N counts: its words are in every title (the default workload's unless said)
+    workload: Workload = field(default_factory=get)
     runs: pd.DataFrame | None = None  # the runs drawn (the connections chart reads its own figures)
 
 

@@ -25,7 +25,6 @@ from runner.show.text import (
     unusual_sleep,
 )
 from runner.units import KIB
-from runner.workload import get
 
 
 def per_task_chart(ctx: Context) -> Figure | None:
@@ -52,7 +51,7 @@ def per_task_chart(ctx: Context) -> Figure | None:
     ax.axvline(0, color="black", linewidth=0.8)
     values = [c["per_task"] / KIB for c in ctx.cells if c["per_task"] is not None]
     ax.set_xlim(min(0.0, *values) * 1.05, max(0.0, *values) * 1.05 or 1.0)
-    per = get(ctx.workload).words.per
+    per = ctx.workload.words.per
     ax.set_xlabel(f"KiB per {per} (1 KiB = 1024 bytes), from {metric_name(ctx.metric)}")
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)

@@ -14,10 +14,9 @@ import pandas as pd
 
 from runner.analysis.records import records
 from runner.analysis.versions import has_versions, steps
-from runner.results import workloads
 from runner.results.summary import sweep_runs
 from runner.show.text import machines, metric_name, n_label
-from runner.workload import DEFAULT, get
+from runner.workload import Workload, is_default
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ class Shown:
     """One workload's runs as a report shows them (runner.show.document.shown), its sweeps and
     its capacity answers."""
 
-    workload: str
+    workload: Workload
     runs: pd.DataFrame
     sweeps: list[dict[str, Any]]
     capacity: list[dict[str, Any]] = field(default_factory=list)
@@ -43,7 +42,7 @@ class Section:
     lead: str
     markdown: str
     page_only: bool = False
-    workload: str | None = None
+    workload: Workload | None = None
     short: str = ""  # its name in the page's links ("" : its title)
 
     @property
@@ -60,6 +59,11 @@ def installed(runs: pd.DataFrame) -> pd.DataFrame:
     return mine if not mine.empty else runs
 
 
+def opening(parts: list[Shown]) -> Shown:
+    """The part a report opens with: the default workload's where it is there, else the first."""
+    return next((p for p in parts if is_default(p.workload.name)), parts[0])
+
+
 def largest_n(runs: pd.DataFrame, metric: str) -> int | None:
     """The largest N above 1 at which any installed build has a figure: the headline's N."""
     found = [r["n"] for r in records(installed(runs), metric) if r["median_bytes"] is not None and r["n"] > 1]
@@ -70,7 +74,7 @@ def answer(first: Shown, metric: str) -> str:
     """The page's first sentence: what was measured, of how many runtimes, where and when."""
     runs = installed(first.runs)
     n = largest_n(runs, metric)
-    words = get(first.workload).words
+    words = first.workload.words
     count = runs["variant"].nunique() if not runs.empty else 0
     at = f"{n_label(n)} concurrent {words.noun}" if n else f"N concurrent {words.noun}"
     return (
@@ -80,9 +84,9 @@ def answer(first: Shown, metric: str) -> str:
     )
 
 
-def _title(workload: str) -> str:
+def _title(workload: Workload) -> str:
     """A workload's section heading: what its N are ("Concurrent tasks", "Idle TCP connections")."""
-    title = get(workload).words.title
+    title = workload.words.title
     return title[:1].upper() + title[1:]
 
 
@@ -105,8 +109,8 @@ def sections(
     """The document of the given workloads' runs (the default workload's first, if present)."""
     from runner.show.tables import labelled, runtimes, versions
 
-    parts = sorted(parts, key=lambda p: p.workload != DEFAULT)
-    first = parts[0]
+    first = opening(parts)
+    parts = [first, *(p for p in parts if p is not first)]
     out = [
         Section("answer", "The answer", "", answer(first, metric), page_only=True),
         Section(
@@ -128,9 +132,10 @@ def sections(
             )
     for p in parts:
         table = labelled.report(installed(p.runs), "md", metric, p.sweeps)
-        short = p.workload.upper() if len(p.workload) <= 4 else p.workload.capitalize()
-        out.append(Section(p.workload, _title(p.workload), "", table, workload=p.workload, short=short))
-    split = explain_section(first.runs) if first.workload == DEFAULT else None
+        name = p.workload.name  # the section's key: the page's anchor and `report --section`
+        short = name.upper() if len(name) <= 4 else name.capitalize()
+        out.append(Section(name, _title(p.workload), "", table, workload=p.workload, short=short))
+    split = explain_section(first.runs) if is_default(first.workload.name) else None
     if split is not None:
         out.append(split)
     answers = [p for p in parts if p.capacity]
@@ -142,9 +147,8 @@ def sections(
             (f"**{_title(p.workload)}**\n\n" if several else "") + capacity_markdown(p.capacity)
             for p in answers
         )
-        what = (
-            workloads.noun(workloads.of(answers[0].capacity[0])) if not several else "tasks and connections"
-        )
+        # what N counts in each workload's answers, in their words ("tasks and connections")
+        what = " and ".join(dict.fromkeys(p.workload.words.noun for p in answers))
         out.append(
             Section(
                 "capacity",

@@ -32,7 +32,6 @@ from runner.show.text import (
     variant_info,
 )
 from runner.units import mb
-from runner.workload import get
 
 FORMATS = ("md", "csv", "json")
 
@@ -46,7 +45,7 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
             text += f" ({rec['min_mb']:,.1f}–{rec['max_mb']:,.1f})"
         if rec["spread_flag"]:
             text += f" ⚠{rec['spread'] * 100:.0f}%"
-        words = get(rec.get("workload")).words
+        words = workloads.resolved(rec).words
         if rec["per_task_bytes"] is not None:
             text += f" · {kib_per_task(rec['per_task_bytes'], words.unit)}"
         if rec.get("kernel_per_task_bytes") is not None:
@@ -61,7 +60,7 @@ def md_cell(rec: dict[str, Any], usual: float | None) -> str:
 
 def legend(metric: str, summary: pd.DataFrame) -> str:
     """One line under the table, so a pasted table carries its own units."""
-    own = get(workloads.only(summary)).legend(metric, summary)
+    own = workloads.only(summary).legend(metric, summary)
     if own is not None:
         return own
     line = (
@@ -94,7 +93,7 @@ def to_markdown(
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(cells.get((v, n), "—") for n in ns) + " |")
     head = f"{metric_title(metric)}, {caption(runs, sweeps)}\n\n" if sweeps is not None else ""
-    workload = get(recs[0]["workload"])
+    workload = workloads.resolved(recs[0])
     added = workload.tail(recs)  # what the workload adds below its legend
     tail = legend(metric, table) + "\n" + (f"\n{added}" if added else "")
     return workload.heading(head) + "\n".join(lines) + "\n\n" + tail + idioms(variants, sweeps or [])

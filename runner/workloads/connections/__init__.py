@@ -11,14 +11,22 @@ This module only describes the workload, so that every layer can ask it without 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from runner.workload import Words, register
+from runner.inputs import parse_size
+from runner.limits.connections import DEFAULT_BUFFER
+from runner.workload import Parameter, Words, register
 from runner.workloads.descriptors import HoldsDescriptors
 from runner.workloads.views import ShowsInPackage
 
-DEFAULT_BUFFER = 1024  # bytes each connection's task reads into (the `{buffer}` placeholder)
+MAX_BUFFER = 1 << 26  # 64 MiB per connection: more is surely a typo
+
+
+def buffer_size(text: str) -> int:
+    """`--buffer`: bytes each connection's task reads into (1024, 64KiB: sizes as --memory-cap
+    takes them), from 1 byte to MAX_BUFFER."""
+    value = parse_size(text)
+    if value < 1 or value > MAX_BUFFER:
+        raise ValueError(f"must be between 1 byte and {MAX_BUFFER:,} bytes, got {value:,}")
+    return value
 
 
 class Connections(HoldsDescriptors, ShowsInPackage):
@@ -58,6 +66,15 @@ class Connections(HoldsDescriptors, ShowsInPackage):
         "per connection into the two."
     )
     placeholders = ("port", "buffer")
+    parameters = (
+        Parameter(
+            "buffer",
+            str(DEFAULT_BUFFER),
+            "bytes each connection's task reads into (the server's {buffer}), the same for every "
+            "runtime; recorded with every run, and runs of different sizes are other cells",
+            buffer_size,
+        ),
+    )
     validity = (
         "A run is a figure only if the server printed `ready N`, with the right N, before its sleep ran "
         "out (every connection's task had read its first message), memrun's load client saw all N "
@@ -77,12 +94,6 @@ class Connections(HoldsDescriptors, ShowsInPackage):
 
     def page_title(self, metric_title: str) -> str:
         return f"{metric_title} of a server holding N {self.words.title}"
-
-    def record_fields(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        return {"buffer": params.get("buffer")}
-
-    def keeps(self, row: dict[str, Any], params: Mapping[str, Any]) -> bool:
-        return row.get("buffer") == params.get("buffer")  # another buffer size is another cell
 
     def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
         """Past the descriptors this process can grant (fds.for_connections): a run whose client

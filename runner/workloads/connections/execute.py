@@ -7,14 +7,14 @@ from __future__ import annotations
 from runner.execute import Execution, Launch, Settings
 from runner.tasks import Variant
 from runner.workload import Workload
-from runner.workloads.connections import DEFAULT_BUFFER, judge, run
+from runner.workloads.connections import judge, run
 
 
 def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings: Settings) -> Execution:
     """A connections server measured as a sleep program is, with memrun's load client beside it:
     the client opens its N connections, holds them for `sleep` after `ready N` and closes them;
-    settings.buffer is each connection's read buffer."""
-    buffer = DEFAULT_BUFFER if settings.buffer is None else settings.buffer
+    its parameter `buffer` (settings.params, else its default) is each connection's read buffer."""
+    buffer = {**workload.parse_parameters({}), **(settings.params or {})}["buffer"]
     plan = run.plan(n, sleep, buffer, settings.memory_cap)
     launch = Launch.of(variant, n, sleep, settings, port=plan.port, buffer=buffer)
     timeout = launch.timeout(run.default_timeout(n, sleep))
@@ -31,6 +31,4 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         port=plan.port,
         held_s=held,
     )
-    return launch.execution(
-        timeout, result, judged, buffer=buffer, client=client.to_json() if client else None
-    )
+    return launch.execution(timeout, result, judged, client=client.to_json() if client else None)

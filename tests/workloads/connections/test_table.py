@@ -10,6 +10,7 @@ from runner.results import load_sweeps
 from runner.results.summary import load_runs
 from runner.show.figures.charts import plot_results
 from runner.show.tables import report
+from runner.workload import get
 from runner.workloads.connections.table import client_line
 from tests.support.cli import show
 from tests.support.crafted import write_results
@@ -30,7 +31,7 @@ def both(tmp_path):
 def test_the_table_gives_user_and_kernel_kib_per_connection_and_the_client(both):
     from runner.results import workloads
 
-    runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), "connections")
+    runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), get("connections"))
     recs = {(r["variant"], r["n"]): r for r in records(runs)}
     go = recs[("go", 10_000)]
     assert go["per_task_kib"] == pytest.approx((43.96e6 - 3e6) / 10_000 / 1024)
@@ -45,7 +46,7 @@ def test_the_table_gives_user_and_kernel_kib_per_connection_and_the_client(both)
 def test_figures_say_the_workload_and_split_user_from_kernel(both, tmp_path):
     from runner.results import workloads
 
-    runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), "connections")
+    runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), get("connections"))
     written = {p.name for p in plot_results(runs, sweeps, tmp_path / "plots", formats=("svg",))}
     assert written == {
         "connections-bars-n1-peak_rss.svg",
@@ -110,7 +111,7 @@ def test_the_html_method_describes_the_workload_shown(both):
         ("connections", "accepts N TCP connections", "spawns N tasks that each sleep"),
         ("sleep", "spawns N tasks that each sleep", "accepts N TCP connections"),
     ):
-        runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), workload)
+        runs, sweeps = workloads.select(load_runs([both]), load_sweeps([both]), get(workload))
         page = htmlpage.page(runs, sweeps)
         assert says in page and never not in page, workload
         counted = "none closed or reset by the server" in page
