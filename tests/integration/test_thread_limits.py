@@ -6,17 +6,19 @@ stored rows and timelines. Each takes up to about a minute.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from runner import tasks
 from runner.limits import host, read_limits
-from tests.support.process import default_sigint, require
+from tests.support.process import default_sigint, processes_with, require
 
 pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
 
@@ -40,6 +42,15 @@ def sweep(out: Path, *args: str, timeout: float = 400) -> tuple[subprocess.Compl
     runs = out / "runs.jsonl"
     rows = [json.loads(x) for x in runs.read_text().splitlines()] if runs.exists() else []
     return p, rows
+
+
+def threads(mark: str) -> list[int]:
+    """The thread count of each process whose command line has mark."""
+    counts = []
+    for p in processes_with(mark):
+        with contextlib.suppress(psutil.Error):
+            counts.append(p.num_threads())
+    return counts
 
 
 def timelines(out: Path) -> dict[str, list]:
@@ -117,11 +128,15 @@ def test_raised_limits_come_back_after_sigint(tmp_path, default_limits):
         stderr=subprocess.PIPE,
         text=True,
     )
+    # Ctrl-C once the run is past what the default limits allow (~16.4k Rust threads under
+    # vm.max_map_count 65530): the raised limits are in use when they are put back
+    program = tasks.run_command(tasks.load_all()["rust-threads"], 100_000, 30)[0][0]
+    past = 20_000
     deadline = time.monotonic() + 60
-    while sysctls() == before and time.monotonic() < deadline:
-        time.sleep(0.2)
+    while time.monotonic() < deadline and max(threads(program), default=0) <= past:
+        time.sleep(0.1)
     assert sysctls() != before, "limits were never raised"
-    time.sleep(2)
+    assert max(threads(program), default=0) > past, "the run never got past the default limits"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
