@@ -149,12 +149,12 @@ def test_java_threads_1e5_is_never_a_figure_and_ends_in_bounded_time(tmp_path, d
         require(os.geteuid() == 0, "root, to raise kernel limits")
     before = sysctls()
     extra = ["--raise-limits"] if raise_limits else []
-    # The bound is memrun's --timeout plus 15 s to stop the tree. 8 s, twice the 4 s sleep: no
-    # run ends by itself (with 45 s neither did here, at 14-18k threads; at 8 s both had 8.5-9.4k,
+    # The bound is memrun's --timeout plus 15 s to stop the tree. 6 s, twice the 3 s sleep: no
+    # run ends by itself (with 45 s neither did here, at 14-18k threads; at 6 s both had 7.1-8.1k,
     # 2026-11-27), and the JVM has thousands of threads to stop by then (20k took ~16 s to start,
     # test below); a longer timeout only waits longer for the same verdict.
-    timeout = 8
-    args = ("-r", "java-threads", "--n", "1e5", "--sleep", "4", "--timeout", str(timeout), *extra)
+    timeout = 6
+    args = ("-r", "java-threads", "--n", "1e5", "--sleep", "3", "--timeout", str(timeout), *extra)
     p, rows = sweep(tmp_path, *args, timeout=200)
     assert sysctls() == before
     assert p.returncode == 0, p.stderr
