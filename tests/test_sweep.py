@@ -109,12 +109,16 @@ def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM])
 def test_sigterm_also_kills_the_run(tmp_path, sig):
     out = tmp_path / "res"
+    fake = str(FIXTURE_TASKS / "fake" / "fake.py")
     p = memrun("sweep", "--n", "1", "--sleep", "30", "--out", str(out), tmp_path=tmp_path)
-    time.sleep(3)
+    deadline = time.monotonic() + 60
+    while not processes_with(fake) and time.monotonic() < deadline:  # the run is in flight
+        time.sleep(0.1)
+    assert processes_with(fake), "the run never started"
     p.send_signal(sig)
     p.communicate(timeout=30)
     assert p.returncode == 130
-    assert processes_with(str(FIXTURE_TASKS / "fake" / "fake.py")) == []
+    assert processes_with(fake) == []
 
 
 def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):

@@ -141,7 +141,7 @@ def test_limits_restore_refuses_to_touch_a_live_sweeps_limits(tmp_path):
 
 
 def test_a_second_sweep_exits_2_naming_the_first_whose_figures_are_unaffected(tmp_path):
-    first = memrun("sweep", "--n", "20000", "--sleep", "4", "--out", str(tmp_path / "a"), tmp_path=tmp_path)
+    first = memrun("sweep", "--n", "20000", "--sleep", "3", "--out", str(tmp_path / "a"), tmp_path=tmp_path)
     fake = str(FIXTURE_TASKS / "fake" / "fake.py")
     _wait_for(lambda: processes_with(fake))
     t0 = time.monotonic()

@@ -6,17 +6,19 @@ stored rows and timelines. Each takes up to about a minute.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from runner import tasks
 from runner.limits import host, read_limits
-from tests.support.process import default_sigint, require
+from tests.support.process import default_sigint, processes_with, require
 
 pytestmark = pytest.mark.serial  # real runtimes, real limits, real signals: alone on the machine
 
@@ -40,6 +42,15 @@ def sweep(out: Path, *args: str, timeout: float = 400) -> tuple[subprocess.Compl
     runs = out / "runs.jsonl"
     rows = [json.loads(x) for x in runs.read_text().splitlines()] if runs.exists() else []
     return p, rows
+
+
+def threads(mark: str) -> list[int]:
+    """The thread count of each process whose command line has mark."""
+    counts = []
+    for p in processes_with(mark):
+        with contextlib.suppress(psutil.Error):
+            counts.append(p.num_threads())
+    return counts
 
 
 def timelines(out: Path) -> dict[str, list]:
@@ -72,9 +83,10 @@ def test_rust_threads_1e5_fails_naming_the_limit(tmp_path, default_limits):
 def test_rust_threads_1e5_succeeds_with_raised_limits_and_limits_come_back(tmp_path, default_limits):
     require(os.geteuid() == 0, "root, to raise kernel limits")
     before = sysctls()
-    # 10 s: 100k threads were all `ready` after about 4 s here (under load); the verdict needs
-    # `ready` within the sleep, and the peak is the threads' stacks, whatever the sleep
-    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "10", "--raise-limits")
+    # 7 s: 100k threads were all `ready` after about 4 s here (under load; 2.9 s on 2026-11-27);
+    # the verdict needs `ready` within the sleep, and the peak is the threads' stacks, whatever
+    # the sleep
+    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "7", "--raise-limits")
     assert sysctls() == before
     assert p.returncode == 0, p.stderr
     assert "kernel.pid_max 32768 ->" in p.stderr and "restored" in p.stderr
@@ -116,11 +128,15 @@ def test_raised_limits_come_back_after_sigint(tmp_path, default_limits):
         stderr=subprocess.PIPE,
         text=True,
     )
+    # Ctrl-C once the run is past what the default limits allow (~16.4k Rust threads under
+    # vm.max_map_count 65530): the raised limits are in use when they are put back
+    program = tasks.run_command(tasks.load_all()["rust-threads"], 100_000, 30)[0][0]
+    past = 20_000
     deadline = time.monotonic() + 60
-    while sysctls() == before and time.monotonic() < deadline:
-        time.sleep(0.2)
+    while time.monotonic() < deadline and max(threads(program), default=0) <= past:
+        time.sleep(0.1)
     assert sysctls() != before, "limits were never raised"
-    time.sleep(2)
+    assert max(threads(program), default=0) > past, "the run never got past the default limits"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -133,12 +149,12 @@ def test_java_threads_1e5_is_never_a_figure_and_ends_in_bounded_time(tmp_path, d
         require(os.geteuid() == 0, "root, to raise kernel limits")
     before = sysctls()
     extra = ["--raise-limits"] if raise_limits else []
-    # The bound is memrun's --timeout plus 15 s to stop the tree. 12 s, well past the 4 s sleep:
-    # no run ends by itself (with 45 s neither did here, at 14-18k threads), and the JVM has
-    # thousands of threads to stop by then (20k took ~16 s to start, test below); a longer
-    # timeout only waits longer for the same verdict.
-    timeout = 12
-    args = ("-r", "java-threads", "--n", "1e5", "--sleep", "4", "--timeout", str(timeout), *extra)
+    # The bound is memrun's --timeout plus 15 s to stop the tree. 6 s, twice the 3 s sleep: no
+    # run ends by itself (with 45 s neither did here, at 14-18k threads; at 6 s both had 7.1-8.1k,
+    # 2026-11-27), and the JVM has thousands of threads to stop by then (20k took ~16 s to start,
+    # test below); a longer timeout only waits longer for the same verdict.
+    timeout = 6
+    args = ("-r", "java-threads", "--n", "1e5", "--sleep", "3", "--timeout", str(timeout), *extra)
     p, rows = sweep(tmp_path, *args, timeout=200)
     assert sysctls() == before
     assert p.returncode == 0, p.stderr
@@ -162,11 +178,17 @@ def test_java_threads_stall_on_the_futex_hash_and_a_larger_one_lifts_it(tmp_path
     assert larger["env_extra"]["MEMRUN_FUTEX_HASH_SLOTS"] == "65536"
     assert any(r.startswith("--futex-hash 65536") for r in larger["flag_reasons"])
     assert larger["label"].endswith("+futex-hash-65536")
-    p, (plain,) = sweep(tmp_path / "plain", *args, timeout=200)
+    # The plain run is stopped at 12 s, 4 s past its sleep: what says why it was slow is the
+    # creation rate over the sleep's first 8 s (runner.judge.diagnose reads no further while no
+    # task can have ended), all of it in the timeline by then; left to run, it went on for ~30 s
+    # more to start its last threads and let them sleep 8 s, for the same reason.
+    plain_timeout = 12
+    p, (plain,) = sweep(tmp_path / "plain", *args, "--timeout", str(plain_timeout), timeout=200)
     assert p.returncode == 0, p.stderr
     assert "MEMRUN_FUTEX_HASH_SLOTS" not in plain["env_extra"]
     if plain["verdict"] != "valid":  # the stall: its reason names the futex hash, from the timeline
         assert f"futex hash of {host.futex_hash_buckets()} buckets" in plain["reason"], plain["reason"]
         assert plain["remedy"].startswith("--futex-hash 32768"), plain["remedy"]
+    # not `ready` within its 12 s (the larger hash was, within its 8 s sleep), or later
     slower = plain["ready_s"] is None or plain["ready_s"] > larger["ready_s"]
     assert slower, (plain["ready_s"], larger["ready_s"])
