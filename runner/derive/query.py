@@ -45,12 +45,12 @@ from typing import Any
 import pandas as pd
 
 from runner import fingerprint
-from runner.analysis.capacity import naive_capacity
+from runner.analysis.capacity import naive_of_summary
 from runner.derive import answers
 from runner.inputs import parse_n
 from runner.results import load_sweeps, workloads
 from runner.results.store import RUNS, ResultsError
-from runner.results.summary import counted_runs, load_runs
+from runner.results.summary import counted_runs, load_runs, summarize
 from runner.results.timelines import load_timelines
 
 _SELECTION = re.compile(r"^(?P<dir>[^:#]+)(?::(?P<label>[^#]+))?(?:#(?P<lo>\d+)-(?P<hi>\d*))?$")
@@ -223,6 +223,14 @@ class Value:
 
 
 @functools.cache
+def _summary(selection: str, workload: str) -> pd.DataFrame:
+    """The selection's summary of peak RSS (what naive_capacity divides by), made once for all the
+    budgets a command asks of it."""
+    runs = select(selection, workload).runs
+    return summarize(runs, "peak_rss") if not runs.empty else pd.DataFrame()
+
+
+@functools.cache
 def _timelines(source: str, run_ids: frozenset[str]) -> dict[str, Any]:
     return load_timelines(Path(source), run_ids)
 
@@ -304,7 +312,7 @@ def _values(sel: Selection, q: Quantity) -> dict[str, Value]:
         except answers.AnswerError as e:
             raise QueryError(str(e)) from None
         if field == "vs_naive":  # max N over what dividing the budget by the sweep's cost predicts
-            naive = naive_capacity(sel.runs, budget)
+            naive = naive_of_summary(_summary(sel.text, sel.workload), budget)
             found = {v: x / naive[v] if x is not None and naive.get(v) else None for v, x in found.items()}
         scale = 1e6 if q.unit == "MB" else 1.0
         return {v: Value(x / scale if x is not None else None, "not recorded") for v, x in found.items()}
