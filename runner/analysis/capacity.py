@@ -14,7 +14,12 @@ def naive_capacity(runs: Any, budget: int) -> dict[str, int]:
 
     if runs is None or runs.empty:
         return {}
-    table = summarize(runs, "peak_rss")
+    return naive_of_summary(summarize(runs, "peak_rss"), budget)
+
+
+def naive_of_summary(table: Any, budget: int) -> dict[str, int]:
+    """naive_capacity from the sweep's summary (summarize's table of peak RSS), for a caller that
+    asks it of several budgets: the summary is most of the cost."""
     out: dict[str, int] = {}
     if table.empty:
         return out

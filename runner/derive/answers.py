@@ -33,6 +33,11 @@ def _stored(directory: str) -> tuple[dict[str, Any], ...]:
     return tuple(load_capacity([Path(directory)]))
 
 
+def warm(directory: str) -> None:
+    """Read a directory's answers into this process's cache (runner.derive.query.warm)."""
+    _stored(directory)
+
+
 def parse(what: str) -> tuple[str, int]:
     """ "capacity:max_n@256MiB" -> ("max_n", 268435456)."""
     field, at, budget = what.removeprefix("capacity:").partition("@")

@@ -45,11 +45,12 @@ from typing import Any
 import pandas as pd
 
 from runner import fingerprint
-from runner.analysis.capacity import naive_capacity
+from runner.analysis.capacity import naive_of_summary
 from runner.derive import answers
 from runner.inputs import parse_n
 from runner.results import load_sweeps, workloads
-from runner.results.summary import counted_runs, load_runs
+from runner.results.store import RUNS, ResultsError
+from runner.results.summary import counted_runs, load_runs, summarize
 from runner.results.timelines import load_timelines
 from runner.workload import Workload, get
 
@@ -80,6 +81,28 @@ class Selection:
 def _loaded(directory: str) -> tuple[pd.DataFrame, tuple[dict[str, Any], ...]]:
     path = Path(directory)
     return load_runs([path]), tuple(load_sweeps([path]))
+
+
+def directories(words: list[str]) -> list[str]:
+    """The results directories that a command's arguments name as selections (`DIR[:LABEL][#K-M]`,
+    alone or as `--from NAME=…`): what `memrun derive` reads once before it forks the commands."""
+    found = []
+    for word in words:
+        m = _SELECTION.match(word.partition("=")[2] or word)
+        if m and (Path(m["dir"]) / RUNS).is_file():
+            found.append(m["dir"].rstrip("/"))
+    return found
+
+
+def warm(directory: str) -> None:
+    """Read a results directory's runs, sweeps and capacity answers into this process's caches,
+    as the first selection of it would; one that cannot be read is left for that selection to
+    say why."""
+    try:
+        _loaded(directory)
+        answers.warm(directory)
+    except (ResultsError, ValueError, OSError):
+        pass
 
 
 def select(text: str, workload: Workload) -> Selection:
@@ -201,16 +224,27 @@ class Value:
 
 
 @functools.cache
+def _summary(selection: str, workload: Workload) -> pd.DataFrame:
+    """The selection's summary of peak RSS (what naive_capacity divides by), made once for all the
+    budgets a command asks of it."""
+    runs = select(selection, workload).runs
+    return summarize(runs, "peak_rss") if not runs.empty else pd.DataFrame()
+
+
+@functools.cache
 def _timelines(source: str, run_ids: frozenset[str]) -> dict[str, Any]:
     return load_timelines(Path(source), run_ids)
 
 
 def _held_rss(sel: Selection, run_ids: list[str]) -> dict[str, float]:
-    """run id -> the highest sampled RSS between `ready` and the end of its sleep."""
+    """run id -> the highest sampled RSS between `ready` and the end of its sleep. The timelines
+    of every run of the selection are read at once, and once: a table asks for one variant and N
+    at a time, and each read parses the whole timelines file."""
     sources = {str(s) for s in sel.runs.get("source", [])}
+    everyone = frozenset(str(r) for r in sel.runs["run_id"])
     timelines: dict[str, Any] = {}
     for source in sorted(sources):
-        timelines.update(_timelines(source, frozenset(run_ids)))
+        timelines.update(_timelines(source, everyone))
     out = {}
     rows = sel.runs.set_index("run_id")
     for rid in run_ids:
@@ -279,7 +313,7 @@ def _values(sel: Selection, q: Quantity) -> dict[str, Value]:
         except answers.AnswerError as e:
             raise QueryError(str(e)) from None
         if field == "vs_naive":  # max N over what dividing the budget by the sweep's cost predicts
-            naive = naive_capacity(sel.runs, budget)
+            naive = naive_of_summary(_summary(sel.text, sel.workload), budget)
             found = {v: x / naive[v] if x is not None and naive.get(v) else None for v, x in found.items()}
         scale = 1e6 if q.unit == "MB" else 1.0
         return {v: Value(x / scale if x is not None else None, "not recorded") for v, x in found.items()}

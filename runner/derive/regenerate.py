@@ -1,8 +1,11 @@
 """Making every derived file and block again, and writing them or naming what differs.
 
-Each command (a [[make]] of derived.toml, or a page's block) runs in a worker process of its own,
-so the commands run side by side and none sees another's state (matplotlib's, a cache); each
-writes into scratch directories that stand in for the committed ones. Then either the made
+Each command (a [[make]] of derived.toml, or a page's block) runs in a process forked for it
+alone (runner.derive.forking), so the commands run side by side and none sees another's state
+(matplotlib's, a cache); each writes into scratch directories that stand in for the committed
+ones. Before forking, this process imports what the commands use and reads once the results
+directories their arguments name (warm): ~300 commands read the same few directories, and each
+child inherits them instead of reading them again. Then either the made
 files and refreshed pages replace the committed ones where they differ (`memrun derive`), or
 nothing is written and every difference is named (`--check`): a file that differs or is
 missing, a page whose block no longer says what its command says, and a committed file that
@@ -11,9 +14,8 @@ derived.toml says is derived but that no command makes.
 
 from __future__ import annotations
 
-import concurrent.futures
 import fnmatch
-import multiprocessing
+import functools
 import os
 import tempfile
 from collections.abc import Callable
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.derive import blocks as markers
+from runner.derive.forking import each_forked
 from runner.derive.plan import OUT, Job, PlanError, load
 
 # memrun's command line, run in this process: (arguments after "memrun") -> (status, stdout, stderr)
@@ -76,10 +79,6 @@ def _run(job: Job, scratch: Path, invoke: Invoke) -> Made:
     return made
 
 
-def _work(job: Job, scratch: str, invoke: Invoke) -> Made:
-    return _run(job, Path(scratch), invoke)
-
-
 def _jobs(plan_jobs: list[Job], pages: dict[Path, str]) -> tuple[list[Job], dict[Path, list[markers.Block]]]:
     """The plan's commands and each page's blocks' (one job per distinct block command)."""
     found = {page: markers.blocks(text, str(page)) for page, text in pages.items()}
@@ -94,15 +93,28 @@ def _jobs(plan_jobs: list[Job], pages: dict[Path, str]) -> tuple[list[Job], dict
     return jobs, found
 
 
+def warm(jobs: list[Job]) -> None:
+    """Import here what the commands use, and read the results directories their arguments name,
+    so that every forked command has them already. Only imports and reads: no command runs here,
+    and a directory that cannot be read is left for its command to say why."""
+    from runner.cli.app import load_commands
+    from runner.derive import query
+    from runner.show import document  # noqa: F401  (what report and plot use)
+    from runner.show.figures import style  # noqa: F401  (matplotlib, set to draw files)
+
+    load_commands(sorted({job.argv()[0] for job in jobs}))
+    for directory in sorted({d for job in jobs for d in query.directories(job.argv())}):
+        query.warm(directory)
+
+
 def run_all(jobs: list[Job], scratch: Path, invoke: Invoke, workers: int) -> list[Made]:
-    """Every job, `workers` at a time, each in a process of its own (forked: nothing to import
-    again); the first failure raises."""
+    """Every job, `workers` at a time, each in a process forked for it alone from this one once
+    warmed; the first failure raises."""
     for job in jobs:
         job.argv()  # refuse a command that runs tasks before anything starts
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
-        futures = [pool.submit(_work, job, str(scratch / f"job-{i}"), invoke) for i, job in enumerate(jobs)]
-        return [f.result() for f in futures]
+    warm(jobs)
+    calls = [functools.partial(_run, job, scratch / f"job-{i}", invoke) for i, job in enumerate(jobs)]
+    return each_forked(calls, scratch / "results", workers)
 
 
 def regenerate(root: Path, invoke: Invoke, check: bool = False, workers: int | None = None) -> Outcome:
