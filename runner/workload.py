@@ -57,6 +57,7 @@ class Parameter:
     help: str
     parse: Callable[[str], Any]  # text to value; ValueError says what is wrong
     identity: bool = True  # False: a judgement (an SLO), not what was measured
+    metavar: str = "TEXT"  # what --help shows it takes
 
     @property
     def option(self) -> str:

@@ -44,9 +44,13 @@ def workload_parameters(f):  # type: ignore[no-untyped-def]
     and a workload gains an option without an edit here."""
     for name in reversed(workloads.names()):
         for p in reversed(workloads.get(name).parameters):
-            f = click.option(p.option, p.name, default=None, help=f"{name}: {p.help} [default: {p.default}]")(
-                f
-            )
+            f = click.option(
+                p.option,
+                p.name,
+                default=None,
+                metavar=p.metavar,
+                help=f"{name}: {p.help} [default: {p.default}]",
+            )(f)
     return f
 
 

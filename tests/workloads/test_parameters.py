@@ -42,10 +42,13 @@ def test_identity_parameters_decide_the_cells_and_the_slo_does_not():
     assert not http.keeps(row, {**mine, "rate": [1000]})
 
 
-def test_the_sweep_help_lists_every_parameter():
+def test_the_sweep_help_lists_every_parameter_with_what_it_takes():
     out = CliRunner().invoke(main, ["sweep", "--help"], terminal_width=200).output
-    for option in ("--rate", "--warmup", "--window", "--slo", "--server-cpus"):
-        assert f"{option} TEXT" in out
+    for workload in workloads.names():
+        for p in workloads.get(workload).parameters:
+            assert f"{p.option} {p.metavar}" in out, p.option
+    for option, takes in (("--rate", "R1,R2,…"), ("--window", "DURATION"), ("--buffer", "SIZE")):
+        assert f"{option} {takes}" in out
 
 
 def test_a_parameter_of_another_workload_is_one_line_and_exit_2(tmp_path):

@@ -73,6 +73,7 @@ class Connections(HoldsDescriptors, ShowsInPackage):
             "bytes each connection's task reads into (the server's {buffer}), the same for every "
             "runtime; recorded with every run, and runs of different sizes are other cells",
             buffer_size,
+            metavar="SIZE",
         ),
     )
     validity = (

@@ -62,17 +62,23 @@ class Http(HoldsDescriptors, ShowsInPackage):
             "requests per second, comma-separated, sent in rising order "
             "(a rate that saturates the server ends the run's load)",
             p.rates,
+            metavar="R1,R2,…",
         ),
         Parameter(
-            "warmup", "10s", "each rate's warm-up before its measured window (not recorded)", p.duration
+            "warmup",
+            "10s",
+            "each rate's warm-up before its measured window (not recorded)",
+            p.duration,
+            metavar="DURATION",
         ),
-        Parameter("window", "20s", "each rate's measured window", p.positive_duration),
+        Parameter("window", "20s", "each rate's measured window", p.positive_duration, metavar="DURATION"),
         Parameter(
             "slo",
             "100ms",
             "a rate whose p99 latency (from the scheduled time) passes this saturated the server",
             p.positive_duration,
             identity=False,
+            metavar="DURATION",
         ),
         Parameter(
             "client_spin",
@@ -82,6 +88,7 @@ class Http(HoldsDescriptors, ShowsInPackage):
             "its send lag is measured either way",
             p.duration,
             identity=False,
+            metavar="DURATION",
         ),
         Parameter(
             "server_cpus",
@@ -90,6 +97,7 @@ class Http(HoldsDescriptors, ShowsInPackage):
             "half); memrun's load client gets the rest, and memrun itself any CPU left "
             "over, else the server's (never the client's)",
             p.cpu_list,
+            metavar="CPUS",
         ),
     )
     validity = (
