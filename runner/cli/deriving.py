@@ -142,29 +142,13 @@ def table(
 
 
 def _answers(selection: str, workload: str):  # type: ignore[no-untyped-def]
-    """The capacity answers, the sessions' start records and the run records of one label
-    (DIR[:LABEL]) and workload."""
-    from runner.results import load_capacity, load_records, read_jsonl
-    from runner.results.store import SWEEPS, ResultsError
+    from runner import workload as workloads
+    from runner.derive.answers import AnswerError, of_label
 
-    directory, _, label = selection.partition(":")
-    path = Path(directory)
     try:
-        capacity = [r for r in load_capacity([path]) if r.get("workload") == workload]
-        labels = sorted({str(r.get("label")) for r in capacity})
-        if not label and len(labels) > 1:
-            raise InputError(
-                f"{directory} holds answers of {len(labels)} labels ({', '.join(labels)}): DIR:LABEL"
-            )
-        label = label or (labels[0] if labels else "")
-        capacity = [r for r in capacity if str(r.get("label")) == label]
-        sessions = [
-            s for s in read_jsonl(path / SWEEPS) if s.get("event") == "start" and s.get("label") == label
-        ]
-        records = [r for _, r in load_records([path]) if r.workload == workload and r.label == label]
-    except ResultsError as e:
+        return of_label(selection, workloads.get(workload))  # the name resolved once, here
+    except AnswerError as e:
         raise InputError(str(e)) from None
-    return capacity, sessions, records
 
 
 @derive.command("checks", short_help="Every `memrun capacity --check` of stored answers: what held.")

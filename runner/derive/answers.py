@@ -93,3 +93,32 @@ def figures(
     if not latest:
         raise AnswerError(f"no capacity answer at {budget:,} bytes in {directory} (label {label})")
     return {v: _field(a, field) for v, a in sorted(latest.items())}
+
+
+def of_label(
+    selection: str, workload: Workload
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Any]]:
+    """The capacity answers, the sessions' start records and the run records of one label
+    (DIR[:LABEL]) and workload, for `derive checks`
+    and `derive searches`; AnswerError when the label is ambiguous or the results unreadable."""
+    from runner.results import load_records, read_jsonl
+    from runner.results.store import SWEEPS, ResultsError
+
+    directory, _, label = selection.partition(":")
+    path = Path(directory)
+    try:
+        capacity = [r for r in load_capacity([path]) if r.get("workload") == workload.name]
+        labels = sorted({str(r.get("label")) for r in capacity})
+        if not label and len(labels) > 1:
+            raise AnswerError(
+                f"{directory} holds answers of {len(labels)} labels ({', '.join(labels)}): DIR:LABEL"
+            )
+        label = label or (labels[0] if labels else "")
+        capacity = [r for r in capacity if str(r.get("label")) == label]
+        sessions = [
+            s for s in read_jsonl(path / SWEEPS) if s.get("event") == "start" and s.get("label") == label
+        ]
+        records = [r for _, r in load_records([path]) if r.workload == workload.name and r.label == label]
+    except ResultsError as e:
+        raise AnswerError(str(e)) from None
+    return capacity, sessions, records
