@@ -272,7 +272,13 @@ def _attempt(
     def body(watchers: list) -> Any:
         ctx.began(cell, plan.sleep)
         on_sample = lambda s: ctx.progress.on_sample(cell, s)  # noqa: E731
-        settings = campaign_settings(opts, timeout=opts.timeout, on_sample=on_sample, watchers=watchers)
+        settings = campaign_settings(
+            opts,
+            timeout=opts.timeout,
+            ready_by=_ready_by(ctx, cell, plan),
+            on_sample=on_sample,
+            watchers=watchers,
+        )
         return execute(cell.variant, cell.n, plan.sleep, **settings)
 
     ran = lane.run(order, plan, body)
@@ -309,6 +315,19 @@ def _attempt(
             ctx.reruns += 1
     ctx.store(record, ex.timeline())
     return record, longer
+
+
+def _ready_by(ctx: Sweeping, cell: Cell, plan: Plan) -> float | None:
+    """When a cell that meets a thread limit here (and is not run with it raised) is stopped if
+    `ready N` has not come: at its sleep, when its first tasks end, so its N tasks can no longer
+    all be alive at once. No sleep makes such a cell valid (chosen_sleep), and it runs alone
+    (runner.scheduling.alone): java-threads at 100k, whose JVM starts a thread only once another
+    has ended, used to run on alone for 100 s to say `ready` too late, and python-threads for 20
+    to 97 s, a quarter of the default sweep. None for a workload whose waits begin at `ready`."""
+    opts = ctx.opts
+    if opts.workload.holds_after_ready or opts.raise_limits:
+        return None
+    return plan.sleep if limit_hits(cell.n, cell.variant.per_task, ctx.limits) else None
 
 
 def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord], workload: Workload) -> RunRecord:

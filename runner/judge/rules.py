@@ -180,18 +180,28 @@ def _count(value: int | None) -> str:
 
 
 def not_ready_in_time(run: _Run) -> Verdict | None:
-    """Stopped at its readiness deadline (capacity probes): no `ready N` within the sleep, so the
-    N tasks were not all alive at once, whatever would have followed."""
+    """Stopped at its readiness deadline (a capacity probe, or a sweep cell that meets a thread
+    limit here): no `ready N` within the sleep, so the N tasks were not all alive at once, whatever
+    would have followed. Where N tasks cannot all exist under the limits here, it says which: no
+    sleep would help there."""
     r = run.result
     if r.ready_deadline_s is None:
         return None
-    return Verdict(
-        "invalid",
-        "spawn-outlasted-sleep",
+    reason = (
         f"no `ready {run.n}` within the {run.sleep_s:g} s sleep: stopped at {r.wall_s:.1f} s with "
-        f"{run.threads:,} threads at most, since the {run.n:,} tasks were not all alive in time",
-        "a longer sleep, if spawning was still progressing (memrun inspect shows it)",
+        f"{run.threads:,} threads at most, since the {run.n:,} tasks were not all alive in time"
     )
+    remedy = "a longer sleep, if spawning was still progressing (memrun inspect shows it)"
+    reached = _limits_reached(run)
+    blocking = [hit for hit in predict(run.n, run.per_task, run.limits) if hit.target is not None]
+    if reached:
+        keys = [key for key, _ in reached]
+        reason += f", at {LABELS[keys[0]]}"
+        remedy = _thread_remedy(run, keys)
+    elif blocking:
+        reason += "; N also exceeds " + ", ".join(hit.limit for hit in blocking)
+        remedy = "--raise-limits (root): under these limits no sleep lets N tasks exist at once"
+    return Verdict("invalid", "spawn-outlasted-sleep", reason, remedy)
 
 
 def timed_out(run: _Run) -> Verdict | None:
