@@ -9,15 +9,16 @@ import re
 
 from runner.inputs import parse_n
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
-_SCALE = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|m)?\s*$")
+_SCALE = {"us": 1e-6, "µs": 1e-6, "ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
 
 
 def duration(text: str) -> float:
-    """Seconds from `20s`, `500ms`, `1m` or a bare number of seconds."""
+    """Seconds from `20s`, `500ms`, `200us`, `1m` or a bare number of seconds (`--client-spin`
+    is microseconds)."""
     m = _DURATION.match(text)
     if not m:
-        raise ValueError(f"not a duration: {text!r} (say 20s, 500ms or 1m)")
+        raise ValueError(f"not a duration: {text!r} (say 20s, 500ms, 200us or 1m)")
     return float(m.group(1)) * _SCALE[m.group(2)]
 
 

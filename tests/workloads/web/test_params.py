@@ -10,6 +10,8 @@ from runner.workloads.web import params
 def test_durations_and_rates():
     assert params.duration("20s") == 20 and params.duration("500ms") == 0.5 and params.duration("1m") == 60
     assert params.duration("3") == 3
+    assert params.duration("200us") == pytest.approx(2e-4)
+    assert params.duration("50µs") == pytest.approx(5e-5)
     with pytest.raises(ValueError, match="not a duration"):
         params.duration("fast")
     with pytest.raises(ValueError, match="more than 0"):
