@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -25,8 +26,9 @@ from runner.scheduling import simulate
 from runner.scheduling.admit import SPAWN_MARGIN, Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.memory import free_memory
-from runner.scheduling.predict import TYPICAL_PER_TASK_S, Prediction, errors, figure, predict
+from runner.scheduling.predict import TYPICAL, Prediction, errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
+from runner.scheduling.simulate import Exits, priced
 
 if TYPE_CHECKING:
     from runner.sweep import Cell, Progress, SweepOptions
@@ -111,28 +113,40 @@ class Sweeping:
     def eta(self) -> float | None:
         """Seconds until the sweep ends: the cells not started and the runs in flight, replayed
         under the scheduler's rules on their predicted phases (runner.scheduling.simulate); a
-        variant's spawn rate not measured yet is taken as a typical one (TYPICAL_PER_TASK_S), so
-        the ETA is a guess until the smaller N have run, and then as good as the predictions."""
+        variant's cost not measured yet is taken as a typical one (predict.TYPICAL), so the ETA
+        is a guess until the smaller N have run, and then as good as the predictions."""
         if self.scheduler is None:
             return None
         with self.scheduler.cv:
             flights = list(self.scheduler.flights.values())
             waiting = list(self.scheduler.waiting.values())
         now = self.scheduler.clock()
+        known: dict[str, list[RunRecord]] = {}
+        for r in self.known:  # once per ETA: each cell reads only its variant's
+            known.setdefault(r.variant, []).append(r)
+        exits = self.exits()
+        flights = [dataclasses.replace(f, plan=priced(f.plan, exits)) for f in flights]
         pending: dict[str, list[simulate.Job]] = {}
         for order, plan in sorted(waiting, key=lambda w: w[0]):  # taken from pending, not started
-            pending.setdefault(plan.variant, []).append(simulate.predicted(order, plan))
+            pending.setdefault(plan.variant, []).append(simulate.predicted(order, priced(plan, exits)))
         for name, cells in self.pending.items():
-            pending.setdefault(name, []).extend(self._job(i, cell) for i, cell in cells)
+            jobs = (self._job(i, cell, known.get(name, []), exits) for i, cell in cells)
+            pending.setdefault(name, []).extend(jobs)
         return simulate.left_s(flights, pending, now, self.opts.jobs, free_memory())
 
-    def _job(self, index: int, cell: Cell) -> simulate.Job:
-        """A cell not started yet, as its predicted run (under the lock)."""
+    def _job(self, index: int, cell: Cell, known: list[RunRecord], exits: Exits) -> simulate.Job:
+        """A cell not started yet, as its predicted run (under the lock; known: its variant's
+        runs). As the lane will run it: a cell that will not run (it does not fit the memory cap,
+        its toolchain is missing) takes no time, and one that meets a thread limit here is stopped
+        at its sleep (_ready_by). Priced at its extrapolated spawn instead, the 1M cells of the
+        thread variants (42 GiB and 200 s from a 2 s spawn at 10k) made the ETA 35 to 43 min where
+        7 were left, until their smaller N had failed at the limit (the quick start of 68a7055)."""
         v = cell.variant
-        mine = [
-            r for r in self.known if r.variant == v.name and r.kind == "sweep" and r.label == self.opts.label
-        ]
-        pred = predict(mine, v.name, cell.n, self.opts.workload, rate=TYPICAL_PER_TASK_S)
+        if unrunnable(cell, self.readiness[v.name], self.opts, known):
+            plan = Plan(str(index), v.name, cell.n, 0.0, 0, 0.0, 0.0, instant=True)
+            return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), plan)
+        mine = [r for r in known if r.kind == "sweep" and r.label == self.opts.label]
+        pred = predict(mine, v.name, cell.n, self.opts.workload, TYPICAL)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
         workload = self.opts.workload
         alone = alone_because(
@@ -150,7 +164,25 @@ class Sweeping:
             alone=alone,
             warm=pred.warm,
         )
-        return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), plan)
+        plan = stopped_by_deadline(plan, _ready_by(self, cell, plan))
+        return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), priced(plan, exits))
+
+    def exits(self) -> Exits:
+        """How this sweep's valid runs of its workload ended after their sleep, by N, and which
+        variants have such runs (under the lock): what `priced` gives a variant with none."""
+        ended: dict[int, list[float]] = {}
+        variants: set[str] = set()
+        for r in self.known:
+            if (
+                r.label == self.opts.label
+                and r.verdict == "valid"
+                and r.result is not None
+                and r.sleep_s is not None
+                and r.resolved_workload is self.opts.workload
+            ):
+                variants.add(r.variant)
+                ended.setdefault(r.n, []).append(max(0.0, r.result.wall_s - r.sleep_s))
+        return Exits(frozenset(variants), {n: statistics.median(xs) for n, xs in ended.items()})
 
     def order(self, index: int, cell: Cell, plan: Plan, jobs: int) -> tuple:
         """A cell's place: with --jobs 1 the planned order (N, variant, repeat); else, within one
@@ -158,6 +190,14 @@ class Sweeping:
         if jobs == 1 or plan.instant:
             return (self.ns.index(cell.n), 0.0, index)
         return (self.ns.index(cell.n), -plan.lasts_s, index)
+
+
+def stopped_by_deadline(plan: Plan, ready_by: float | None) -> Plan:
+    """The plan of a run that is stopped if `ready` has not come by ready_by (seconds from its
+    fork): its spawn lasts that long at most, and nothing holds after it."""
+    if ready_by is None or plan.spawn_s <= ready_by:
+        return plan
+    return dataclasses.replace(plan, spawn_s=ready_by)
 
 
 def lane(ctx: Sweeping, cells: list[tuple[int, Cell]]) -> Callable[[Lane], None]:
@@ -239,6 +279,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     while True:
         plan = Plan(new_run_id(), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, warm=pred.warm)
         plan = dataclasses.replace(plan, holds_after_ready=workload.holds_after_ready, alone=alone)
+        plan = stopped_by_deadline(plan, _ready_by(ctx, cell, plan))
         order = order or ctx.order(index, cell, plan, opts.jobs)
         attempt = len(records) + 1
         record, longer = _attempt(ctx, lane, (*order, attempt), plan, cell, pred, not retried, records)

@@ -5,6 +5,7 @@ leaves no process and no cgroup behind."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -172,3 +173,67 @@ def test_auto_sleep_is_chosen_twice_the_predicted_spawn_before_the_run():
     assert sleep(8.5) == 30.0
     assert sleep(8.5, given) == 10.0
     assert sleep(8.5, guessed=("spawn",)) == 10.0
+
+
+def _ran(variant: str, n: int, ready: float, peak: int, wall: float = 0.0) -> RunRecord:
+    from tests.support.runs import result
+
+    res = result(ready_n=n, ready_s=ready, wall_s=wall or 10.0 + ready, peak_rss=peak, cgroup_peak=peak)
+    return RunRecord(variant, n, "valid", sleep_s=10.0, result=res, workload="sleep", label="here")
+
+
+def _sweeping(tmp_path: Path, known: list[RunRecord]):  # type: ignore[no-untyped-def]
+    """The state a sweep's lanes share, of the `threaded` fixture variant, with `known` stored."""
+    from runner.inputs import SleepSpec
+    from runner.results.store import ResultsDir
+    from runner.sweep import Progress, SweepOptions
+    from runner.sweep_lane import Sweeping
+    from runner.tasks.manifest import load_all
+    from runner.tasks.toolchain import Readiness
+    from runner.units import GIB
+
+    threaded = load_all(Path(_tasks(tmp_path)["MEMRUN_TASKS"]))["threaded"]
+    ns = [1, 10_000, 100_000, 1_000_000]
+    opts = SweepOptions(
+        [threaded], ns, SleepSpec(10.0, True), 1, ResultsDir(tmp_path / "res"), memory_cap=20 * GIB, jobs=8,
+        label="here",
+    )  # fmt: skip
+    readiness = {"threaded": Readiness(threaded, {}, None, [])}
+    return Sweeping(opts, "s", readiness, {"threaded": {}}, Progress(), known, read_limits(), 2, ns), threaded
+
+
+def test_the_eta_prices_a_cell_as_its_lane_will_run_it(tmp_path):
+    """A cell that will not run (it does not fit the memory cap) takes no time in the ETA, and one
+    that meets a thread limit here is priced at its sleep, where the lane stops it, not at the
+    spawn extrapolated from 10k (2 s there: 20 s at 100k, 200 s at 1M). Priced that way, the
+    thread variants' cells made the quick start's ETA five times too long until they had failed."""
+    from runner.scheduling.scheduler import Scheduler
+    from runner.sweep import Cell
+    from runner.units import MIB
+
+    # 40 KiB a thread (1M: 38 GiB), 2 s to spawn 10k, and each ended 0.1 s after its sleep
+    known = [_ran("threaded", 1, 0.01, 2 * MIB, 10.1), _ran("threaded", 10_000, 2.0, 400 * MIB, 10.1)]
+    ctx, threaded = _sweeping(tmp_path, known)
+    assert read_limits().get("pid_max", 0) < 100_000, "100k threads must meet kernel.pid_max here"
+    at_100k, at_1m = Cell(threaded, 100_000, 1), Cell(threaded, 1_000_000, 1)
+    job = ctx._job(0, at_100k, known, ctx.exits())
+    assert job.plan.spawn_s == 10.0 and not job.plan.instant, job.plan  # stopped at its sleep
+    assert ctx._job(1, at_1m, known, ctx.exits()).plan.instant  # does not fit: its row is written
+    ctx.scheduler, ctx.pending = Scheduler(8), {"threaded": [(0, at_100k), (1, at_1m)]}
+    eta = ctx.eta()
+    assert eta is not None and 10.0 <= eta < 30.0, eta
+
+
+def test_the_eta_ends_a_variant_not_run_yet_as_the_others_at_its_n_ended(tmp_path):
+    """A workload whose own phases follow the sleep (http: 82 s of load after a 10 s sleep) ends
+    each run that much later; a variant with no run yet is priced as the others at its N ended,
+    not at the bound of a task's exit (1 s at N = 100), and a variant with runs keeps its own."""
+    from runner.scheduling.admit import Plan
+    from runner.scheduling.simulate import priced
+
+    ctx, _ = _sweeping(tmp_path, [_ran("other", 100, 0.2, 1 << 20, wall=92.0)])
+    fresh = Plan("r", "threaded", 100, 0.5, 1 << 20, 1.0, 10.0)
+    assert priced(fresh, ctx.exits()).exit_s == 82.0
+    assert priced(dataclasses.replace(fresh, n=1000), ctx.exits()).exit_s == 1.0  # none at its N: the bound
+    ctx.known.append(_ran("threaded", 1, 0.01, 1 << 20))
+    assert priced(fresh, ctx.exits()).exit_s == 1.0  # its own runs say how it ends

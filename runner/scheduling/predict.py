@@ -33,6 +33,29 @@ UNKNOWN_PER_TASK_BYTES = 64 * KIB  # above every runtime's cost here (OS threads
 BOUND_BY = "peak bound from"  # a smaller N's peak plus a pessimistic cost a task: not a measured line
 UNKNOWN_EXIT_S = 1.0
 UNKNOWN_EXIT_PER_TASK_S = 50e-6  # trio took 39 s to end 1M tasks after their sleep
+# For an ETA, which should be right on the whole, not safe for each run: the median variant of the
+# quick start of 1584c97 peaked at 1.1 GB with 1M tasks and ended 0.6 s after its sleep.
+TYPICAL_BASE_BYTES = 64 * MIB
+TYPICAL_PER_TASK_BYTES = 1 * KIB
+TYPICAL_EXIT_PER_TASK_S = 1e-6
+
+
+@dataclass(frozen=True)
+class Unknowns:
+    """What a task is taken to cost where nothing of its variant was measured: its spawn, its
+    memory (on a base for the program) and its exit after the sleep. BOUNDS for the scheduler,
+    which must never take the host's memory or meet a wake on a guess; TYPICAL for an ETA, which
+    priced every 1M cell at 64 GiB and 50 s of exit until the 10k cells had run (39 min at the
+    quick start's first row, with 9 left)."""
+
+    spawn_s: float
+    base_bytes: int
+    bytes: int
+    exit_s: float
+
+
+BOUNDS = Unknowns(UNKNOWN_PER_TASK_S, UNKNOWN_BASE_BYTES, UNKNOWN_PER_TASK_BYTES, UNKNOWN_EXIT_PER_TASK_S)
+TYPICAL = Unknowns(TYPICAL_PER_TASK_S, TYPICAL_BASE_BYTES, TYPICAL_PER_TASK_BYTES, TYPICAL_EXIT_PER_TASK_S)
 
 
 @dataclass(frozen=True)
@@ -93,7 +116,9 @@ def figure(result: RunResult | None) -> int | None:
     return None if result is None else (result.cgroup_peak or result.peak_rss or None)
 
 
-def _peak(runs: list[RunRecord], variant: str, n: int, workload: Workload) -> tuple[int, str] | None:
+def _peak(
+    runs: list[RunRecord], variant: str, n: int, workload: Workload, per_task: int = UNKNOWN_PER_TASK_BYTES
+) -> tuple[int, str] | None:
     same = [f for r in runs if r.n == n and (f := figure(r.result))]
     if same:
         return max(same), "peak as measured at this N"
@@ -104,33 +129,35 @@ def _peak(runs: list[RunRecord], variant: str, n: int, workload: Workload) -> tu
     if not below:
         return None
     m, f = max(below)
-    per = UNKNOWN_PER_TASK_BYTES // KIB
-    return f + (n - m) * UNKNOWN_PER_TASK_BYTES, f"{BOUND_BY} {size(f)} at N={m:,} + {per} KiB a task"
+    return f + (n - m) * per_task, f"{BOUND_BY} {size(f)} at N={m:,} + {per_task // KIB} KiB a task"
 
 
 def predict(
-    records: Sequence[RunRecord], variant: str, n: int, workload: Workload, rate: float = UNKNOWN_PER_TASK_S
+    records: Sequence[RunRecord], variant: str, n: int, workload: Workload, unknown: Unknowns = BOUNDS
 ) -> Prediction:
     """The prediction for one run of variant at N from `records` (this machine's runs: the caller
-    leaves out other labels and capacity probes, whose caps slow their spawn). rate: seconds a
-    task where no rate was measured (a bound by default; an ETA takes a typical one). A spawn not
+    leaves out other labels and capacity probes, whose caps slow their spawn). unknown: what a task
+    costs where nothing was measured (bounds by default; an ETA takes typical costs). A spawn not
     from a measured rate is `guessed`: no sleep is chosen from it."""
     runs = _mine(records, variant, workload)
-    measured, peak = _spawn(runs, variant, n, rate), _peak(runs, variant, n, workload)
+    measured, peak = (
+        _spawn(runs, variant, n, unknown.spawn_s),
+        _peak(runs, variant, n, workload, unknown.bytes),
+    )
     ends = interpolate(end_times(runs, variant), n)
     guessed = []
     if measured is None:
-        spawn = UNKNOWN_BASE_S + n * rate, "spawn unknown: bound"
+        spawn = UNKNOWN_BASE_S + n * unknown.spawn_s, "spawn unknown: bound"
         guessed.append("spawn")
     else:
         spawn = measured[:2]
         if not measured[2]:
             guessed.append("spawn")
     if peak is None:
-        peak = UNKNOWN_BASE_BYTES + n * UNKNOWN_PER_TASK_BYTES, "peak unknown: bound"
+        peak = unknown.base_bytes + n * unknown.bytes, "peak unknown: bound"
     if peak[1].startswith(("peak unknown", BOUND_BY)):
         guessed.append("peak")
-    exit_s = ends if ends is not None else UNKNOWN_EXIT_S + n * UNKNOWN_EXIT_PER_TASK_S
+    exit_s = ends if ends is not None else UNKNOWN_EXIT_S + n * unknown.exit_s
     return Prediction(spawn[0], int(peak[0]), exit_s, f"{spawn[1]}; {peak[1]}", tuple(guessed))
 
 

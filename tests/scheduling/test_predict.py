@@ -6,6 +6,7 @@ import pytest
 
 from runner.results import RunRecord
 from runner.scheduling.predict import (
+    TYPICAL,
     UNKNOWN_BASE_BYTES,
     UNKNOWN_BASE_S,
     UNKNOWN_PER_TASK_BYTES,
@@ -30,6 +31,17 @@ def test_nothing_known_gives_the_pessimistic_bounds():
     assert p.guessed == ("spawn", "peak") and p.warm == 0
     assert p.spawn_s == pytest.approx(UNKNOWN_BASE_S + 100_000 * UNKNOWN_PER_TASK_S)
     assert p.peak == UNKNOWN_BASE_BYTES + 100_000 * UNKNOWN_PER_TASK_BYTES
+
+
+def test_an_eta_takes_typical_costs_where_the_scheduler_takes_bounds():
+    """The ETA's guesses are a typical task's (a 1M cell of a variant not yet run: about 1 GiB and
+    12 s, not 64 GiB and 300 s); what the scheduler admits on stays bounded."""
+    typical, bound = predict([], "v", 1_000_000, SLEEP, TYPICAL), predict([], "v", 1_000_000, SLEEP)
+    assert typical.peak == TYPICAL.base_bytes + 1_000_000 * TYPICAL.bytes < bound.peak / 30
+    assert typical.spawn_s == pytest.approx(UNKNOWN_BASE_S + 1_000_000 * TYPICAL.spawn_s)
+    assert typical.exit_s < bound.exit_s / 10 and typical.guessed == bound.guessed == ("spawn", "peak")
+    once = [run(1, 0.1, 20 * MIB)]  # one smaller N: its peak and a typical cost per task above it
+    assert predict(once, "v", 10_001, SLEEP, TYPICAL).peak == 20 * MIB + 10_000 * TYPICAL.bytes
 
 
 def test_one_smaller_n_gives_its_figures_and_a_pessimistic_rate():
