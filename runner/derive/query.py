@@ -39,7 +39,6 @@ import re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -47,14 +46,12 @@ import pandas as pd
 from runner import fingerprint
 from runner.analysis.capacity import naive_of_summary
 from runner.derive import answers
+from runner.derive.stored import SELECTION, stored, stored_timelines
 from runner.inputs import parse_n
-from runner.results import load_sweeps, workloads
-from runner.results.store import RUNS, ResultsError
-from runner.results.summary import counted_runs, load_runs, summarize
-from runner.results.timelines import load_timelines
+from runner.results import workloads
+from runner.results.summary import counted_runs, summarize
 from runner.workload import Workload, get
 
-_SELECTION = re.compile(r"^(?P<dir>[^:#]+)(?::(?P<label>[^#]+))?(?:#(?P<lo>\d+)-(?P<hi>\d*))?$")
 _QUANTITY = re.compile(r"^(?P<what>[^{/]+?)(?:/(?P<div>[0-9][0-9.,]*))?(?P<fmt>\{.*\}.*)?$")
 BYTES = {"peak_rss", "cgroup_peak", "sampled_peak_rss", "cgroup_kernel", "client_peak", "held_rss", "hwm_max"}
 SHOWS = ("one", "range", "span", "median", "each", "count", "total")
@@ -77,39 +74,11 @@ class Selection:
     workload: Workload = field(default_factory=get)  # the default workload's, unless chosen
 
 
-@functools.cache
-def _loaded(directory: str) -> tuple[pd.DataFrame, tuple[dict[str, Any], ...]]:
-    path = Path(directory)
-    return load_runs([path]), tuple(load_sweeps([path]))
-
-
-def directories(words: list[str]) -> list[str]:
-    """The results directories that a command's arguments name as selections (`DIR[:LABEL][#K-M]`,
-    alone or as `--from NAME=…`): what `memrun derive` reads once before it forks the commands."""
-    found = []
-    for word in words:
-        m = _SELECTION.match(word.partition("=")[2] or word)
-        if m and (Path(m["dir"]) / RUNS).is_file():
-            found.append(m["dir"].rstrip("/"))
-    return found
-
-
-def warm(directory: str) -> None:
-    """Read a results directory's runs, sweeps and capacity answers into this process's caches,
-    as the first selection of it would; one that cannot be read is left for that selection to
-    say why."""
-    try:
-        _loaded(directory)
-        answers.warm(directory)
-    except (ResultsError, ValueError, OSError):
-        pass
-
-
 def select(text: str, workload: Workload) -> Selection:
-    m = _SELECTION.match(text)
+    m = SELECTION.match(text)
     if not m:
         raise QueryError(f"{text!r}: a selection is DIR[:LABEL][#K-M]")
-    runs, sweeps = _loaded(m["dir"].rstrip("/"))
+    runs, sweeps = stored(m["dir"].rstrip("/"))
     runs = runs[workloads.column(runs) == workload.name]  # stored rows keep the name
     labels = sorted(set(runs["label"].dropna())) if "label" in runs else []
     label = m["label"]
@@ -231,11 +200,6 @@ def _summary(selection: str, workload: Workload) -> pd.DataFrame:
     return summarize(runs, "peak_rss") if not runs.empty else pd.DataFrame()
 
 
-@functools.cache
-def _timelines(source: str, run_ids: frozenset[str]) -> dict[str, Any]:
-    return load_timelines(Path(source), run_ids)
-
-
 def _held_rss(sel: Selection, run_ids: list[str]) -> dict[str, float]:
     """run id -> the highest sampled RSS between `ready` and the end of its sleep. The timelines
     of every run of the selection are read at once, and once: a table asks for one variant and N
@@ -244,7 +208,7 @@ def _held_rss(sel: Selection, run_ids: list[str]) -> dict[str, float]:
     everyone = frozenset(str(r) for r in sel.runs["run_id"])
     timelines: dict[str, Any] = {}
     for source in sorted(sources):
-        timelines.update(_timelines(source, everyone))
+        timelines.update(stored_timelines(source, everyone))
     out = {}
     rows = sel.runs.set_index("run_id")
     for rid in run_ids:

@@ -98,13 +98,13 @@ def warm(jobs: list[Job]) -> None:
     so that every forked command has them already. Only imports and reads: no command runs here,
     and a directory that cannot be read is left for its command to say why."""
     from runner.cli.app import load_commands
-    from runner.derive import query
+    from runner.derive import stored
     from runner.show import document  # noqa: F401  (what report and plot use)
     from runner.show.figures import style  # noqa: F401  (matplotlib, set to draw files)
 
     load_commands(sorted({job.argv()[0] for job in jobs}))
-    for directory in sorted({d for job in jobs for d in query.directories(job.argv())}):
-        query.warm(directory)
+    for directory in sorted({d for job in jobs for d in stored.directories(job.argv())}):
+        stored.warm(directory)
 
 
 def run_all(jobs: list[Job], scratch: Path, invoke: Invoke, workers: int) -> list[Made]:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from runner.derive import query
+from runner.derive import stored
 from runner.derive.query import QueryError, value
 from runner.derive.tabulate import table
 from runner.workload import get
@@ -26,7 +26,7 @@ SLEEP = get("sleep")  # what the CLI resolves --workload to
 
 @pytest.fixture
 def dirs(tmp_path):  # type: ignore[no-untyped-def]
-    query._loaded.cache_clear()
+    stored.stored.cache_clear()
     host = write_results(tmp_path / "host", "box", HOST, label="box")
     guest = write_results(
         tmp_path / "kernels", "box", GUEST, label="box@6.1", fingerprint={"ram_bytes": 21_590_000_000}
@@ -167,7 +167,7 @@ def test_a_sweeps_recorded_time_is_summed_over_the_selection(dirs):
     host, _ = dirs
     with pytest.raises(QueryError, match=r"no sweep of .* recorded it"):
         value(str(host), "sweep:total_wall_s", SLEEP)
-    query._loaded.cache_clear()
+    stored.stored.cache_clear()
     end = {
         "sweep_id": "sweep-box",
         "event": "end",

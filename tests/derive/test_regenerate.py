@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from runner.cli import captured
-from runner.derive import query
+from runner.derive import stored
 from runner.derive.regenerate import DeriveError, regenerate
 from tests.support.cli import ROOT
 from tests.support.crafted import write_results
@@ -28,7 +28,7 @@ PAGE = (
 
 @pytest.fixture
 def checkout(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    query._loaded.cache_clear()
+    stored.stored.cache_clear()
     write_results(tmp_path / "data", "box", {("go", 1): [2.0], ("go", 10_000): [42.96]})
     (tmp_path / "derived.toml").write_text(PLAN)
     (tmp_path / "docs").mkdir()
