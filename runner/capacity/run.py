@@ -228,6 +228,7 @@ def answer(
         stall=stalled[-1].reason if stalled else None,
         stall_remedy=stalled[-1].remedy if stalled else None,
         label=identity.get("label"),
+        params=dict(identity.get("params") or {}),
         **more,
     )
 
@@ -277,16 +278,21 @@ def label_of(opts: CapacityOptions) -> str:
 
 
 def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
-    """The stored capacity results of the options' workload and label (a row written before there
-    were workloads is a sleep result; one written before rows kept their label was labelled with
-    its host name, as a search without --label still is)."""
+    """The stored capacity results of the options' workload, parameters and label (a row written
+    before there were workloads is a sleep result; one written before answers kept their
+    parameters ran with the defaults; one written before rows kept their label was labelled with
+    its host name, as a search without --label still is): `--resume` and a larger budget's start
+    never take an answer found with another `--buffer` or `--rate`."""
     label = label_of(opts)
     default = opts.label is None or opts.label == futex.label(socket.gethostname(), opts.futex_hash)
+    w = opts.workload
+    want, defaults = w.identity(opts.params), w.parse_parameters({})
     return [
         r
         for r in opts.out.existing_capacity()
-        if workloads.resolved(r) is opts.workload
+        if workloads.resolved(r) is w
         and (r.get("label") == label or (r.get("label") is None and default))
+        and w.identity(r.get("params") or defaults) == want
     ]
 
 

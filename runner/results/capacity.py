@@ -77,6 +77,11 @@ class CapacityResult:
     # of different machines or kernels are never one answer. None in rows written before the row
     # kept it (load_capacity then takes it from the probes' runs).
     label: str | None = None
+    # The workload's parameters its probes ran with (`--buffer`, `--rate`: Workload.record_fields),
+    # so that an answer is never taken for a search with other values. Empty for a workload with
+    # none, and in rows written before answers kept them (their searches ran with the defaults);
+    # not written when empty.
+    params: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
@@ -93,6 +98,8 @@ class CapacityResult:
 
     def to_json(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
+        if not self.params:
+            del out["params"]
         out.update(self.extra)
         return out
 

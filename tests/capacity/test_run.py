@@ -369,3 +369,30 @@ def test_a_search_counts_only_the_answers_and_runs_of_its_own_label(tmp_path):
         assert r["evidence_runs"] == r["probes"] == len(mine) and {p["run_id"] for p in mine} == set(
             r["probe_ids"]
         )
+
+
+def test_an_answer_keeps_its_parameters_and_only_a_search_with_the_same_values_takes_it(tmp_path):
+    """A stored answer is a search's start and what --resume skips only for the same workload
+    parameters: an answer found with --buffer 2KiB is not one for the default buffer, and a row
+    written before answers kept their parameters ran with the defaults."""
+    from runner.capacity.run import mine
+    from runner.workload import get
+
+    conn = get("connections")
+    defaults = conn.parse_parameters({})
+    bigger = {**defaults, "buffer": 2 * defaults["buffer"]}
+    (tmp_path / "res").mkdir()
+    out = ResultsDir(tmp_path / "res")
+    base = {"variant": "go", "budget_bytes": 256 << 20, "workload": "connections", "label": "a"}
+    out.add_capacity({**base, "max_n": 1000, "capacity_id": "old"})  # no params: the defaults
+    kept = CapacityResult.from_json({**base, "max_n": 500, "capacity_id": "new", "params": bigger})
+    assert kept.params == bigger and kept.to_json()["params"] == bigger
+    assert "params" not in CapacityResult.from_json({**base, "max_n": 1}).to_json()  # as rows were
+    out.add_capacity(kept.to_json())
+
+    def ids(params: dict) -> list[str]:
+        opts = CapacityOptions([], [256 << 20], out, workload=conn, params=params, label="a")
+        return [r["capacity_id"] for r in mine(opts)]
+
+    assert ids({}) == ["old"]
+    assert ids({"buffer": bigger["buffer"]}) == ["new"]
