@@ -70,7 +70,7 @@ class Workload:
     name: str = ""
     words: Words = Words("tasks", "task", "task", "concurrent tasks", "sleep", "spawn", "against N")
     # Its package: <package>.execute has execute(workload, variant, n, sleep, settings), which runs
-    # one cell; <package>.limits, where present, limits_report(n, variants) for `memrun limits`.
+    # one cell; <package>.limits, where present, limits_report(n, variants, params) for `memrun limits`.
     package: str = ""
     # When each unit's wait begins: at the fork (tasks that sleep from their start, so none can end
     # before the sleep after the fork) or at `ready` (a client holds connections for the sleep from
@@ -123,11 +123,16 @@ class Workload:
             raise NotImplementedError(f"workload {self.name}: no {self.package}.execute")
         return module.execute(self, variant, n, sleep, settings)
 
-    def limits_report(self, n: int | None, variants: Any) -> str | None:
+    def limits_report(
+        self, n: int | None, variants: Any, params: Mapping[str, Any] | None = None
+    ) -> str | None:
         """`memrun limits --workload NAME`: what N units meet of this machine, where the workload
-        has limits of its own (None: the thread limits of the variants are all there is)."""
+        has limits of its own (None: the thread limits of the variants are all there is), with
+        its parameters' values (params; None: the defaults), as a sweep with them would meet them."""
         module = self.module("limits")
-        return None if module is None else module.limits_report(n, variants)
+        if module is None:
+            return None
+        return module.limits_report(n, variants, {**self.parse_parameters({}), **(params or {})})
 
     def page_title(self, metric_title: str) -> str:
         """The HTML report's title: what was measured of what."""

@@ -9,6 +9,7 @@ import click
 
 from runner import workload as workloads
 from runner.cli.app import InputError, main, select_variants
+from runner.cli.workload_options import parameter_values, workload_parameters
 from runner.inputs import parse_n
 
 
@@ -44,6 +45,7 @@ from runner.inputs import parse_n
     help="Stored results whose per-task cost predicts the memory N threads need "
     "[default: plots/data when present, else the kernel-memory floor per thread].",
 )
+@workload_parameters
 @click.argument("variants", nargs=-1)
 def limits_command(
     n_text: str | None,
@@ -52,6 +54,7 @@ def limits_command(
     restore: bool,
     results_dir: str | None,
     variants: tuple[str, ...],
+    **given: str | None,
 ) -> None:
     """Show the limits that bound threads and processes here, and which variants hit them.
 
@@ -61,7 +64,8 @@ def limits_command(
     with the memory N such threads need (measured per-task cost from --results, kernel included).
 
     With --workload connections: each limit N idle connections meet, its value here, what N needs
-    and whether N hits it (HIT: runs fail; slows: connects are retried), with the remedy.
+    and whether N hits it (HIT: runs fail; slows: connects are retried), with the remedy; the
+    workload's options (--buffer) as a sweep with them would meet them.
     """
     from runner.show.limits import limits_report
 
@@ -74,8 +78,12 @@ def limits_command(
             n = parse_n(n_text)
         except ValueError as e:
             raise InputError(f"--n: {e}") from None
+    try:
+        params = parameter_values(workload, given)
+    except ValueError as e:
+        raise InputError(str(e)) from None
     chosen = select_variants([*variants, *variant_names])
-    own = workloads.get(workload).limits_report(n, chosen)  # a workload with limits of its own
+    own = workloads.get(workload).limits_report(n, chosen, params)  # a workload with limits of its own
     if own is not None:
         click.echo(own)
         return

@@ -24,3 +24,20 @@ def test_connections_report_without_n_shows_values_but_no_needs():
     assert "fs.nr_open" in text and "net.core.somaxconn" in text and "RLIMIT_NOFILE (server)" in text
     assert "N needs" not in text and "HIT" not in text.split("\n\n")[0]
     assert "--raise-limits" not in text
+
+
+def test_connections_limits_take_the_buffer_a_sweep_would_and_no_other_workloads_option(tmp_path):
+    """`memrun limits --workload connections --buffer 64KiB` prices each connection's task at the
+    buffer given, as a sweep with it would run; another workload's option is refused, not ignored."""
+    from runner.workload import get
+    from tests.support.cli import one_line_error, run
+
+    conn, variants = get("connections"), list(tasks.load_all().values())
+    default = conn.parse_parameters({})["buffer"]
+    assert f"{default:,}-byte buffer" in (conn.limits_report(100_000, variants) or "")
+    bigger = conn.limits_report(100_000, variants, conn.parse_parameters({"buffer": "64KiB"}))
+    assert "65,536-byte buffer" in (bigger or "")
+    shown = run("limits", "--workload", "connections", "--n", "1e5", "--buffer", "64KiB", tmp_path=tmp_path)
+    assert shown.returncode == 0 and "65,536-byte buffer" in shown.stdout, shown.stderr
+    refused = run("limits", "--workload", "connections", "--rate", "1k", tmp_path=tmp_path)
+    one_line_error(refused, "--rate")

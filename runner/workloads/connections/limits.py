@@ -5,7 +5,8 @@ thread limits of thread-per-connection variants."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from runner.limits import connections as conn
 from runner.limits import max_n, read_limits
@@ -55,11 +56,12 @@ def _check_lines(check: conn.Check, n: int | None) -> list[str]:
     return lines
 
 
-def limits_report(n: int | None, variants: Iterable[Variant], buffer: int = conn.DEFAULT_BUFFER) -> str:
+def limits_report(n: int | None, variants: Iterable[Variant], params: Mapping[str, Any] | None = None) -> str:
     """Text for `memrun limits --workload connections [--n N]`: every limit one connection meets
     (value here; with N, what N needs, whether N hits it and the remedy), the largest N nothing
     stops, the client's pacing, and the thread limits of thread-per-connection variants (their
     `per_task` applies under this workload too)."""
+    buffer = int((params or {}).get("buffer") or conn.DEFAULT_BUFFER)  # --buffer: each task's
     limits = with_conntrack_probe(read_limits())
     variants = list(variants)
     having = [v.under(CONNECTIONS) for v in variants if v.runs(CONNECTIONS)]
