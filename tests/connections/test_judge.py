@@ -137,3 +137,17 @@ def test_a_server_out_of_memory_stays_out_of_memory():
     )
     v = judge(capped, client(dropped=1000), 1000, 10)
     assert v.code == "out-of-memory"
+
+
+def test_a_server_out_of_descriptors_is_judged_by_the_limit_memrun_set_for_its_connections():
+    """EMFILE in a connections server: the RLIMIT_NOFILE memrun set for N connections is the
+    limit named, in the workload's words; not the one a sleep program inherits (whose remedy, a
+    `ulimit -n` in the shell, does nothing for a connections run)."""
+    from runner.workloads.connections import CONNECTIONS
+
+    emfile = ["OSError: [Errno 24] Too many open files"]
+    r = result(exit_code=1, ready_n=None, ready_s=None, stderr_tail=emfile)
+    v = judge(r, client(connected=5000), 10_000, 10, workload=CONNECTIONS)
+    assert v.code == "fd-limit", v
+    assert "set by memrun for N = 10,000" in v.reason and "10,000 connections" in v.reason, v.reason
+    assert "ulimit -n" not in (v.remedy or "")

@@ -30,5 +30,6 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         failures=variant.failures,
         port=plan.port,
         held_s=held,
+        workload=workload,
     )
     return launch.execution(timeout, result, judged, client=client.to_json() if client else None)

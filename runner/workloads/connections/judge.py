@@ -23,6 +23,7 @@ from runner.judge import verdict
 from runner.judge.verdict import Verdict
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
+from runner.workload import Workload
 from runner.workloads.connections.client import ClientReport
 
 # Verdict codes of this workload's own (runner.judge.verdict.CODES has the server's).
@@ -73,12 +74,15 @@ def judge(
     *,
     per_task: dict | None = None,
     failures: Sequence[Failure] = (),
+    workload: Workload | None = None,
     port: int | None = None,
     held_s: float | None = None,
 ) -> Verdict:
-    """The run's verdict (see the module docstring for the order of the rules)."""
+    """The run's verdict (see the module docstring for the order of the rules). workload: the one
+    the run ran, so that the server's own rules read its limits (the RLIMIT_NOFILE memrun set for
+    N connections, not the one a sleep program inherits) and say its words."""
     sleep = max(hold_s, result.ready_s or 0.0)
-    served = verdict.classify(result, n, sleep, per_task, failures=failures)
+    served = verdict.classify(result, n, sleep, per_task, failures=failures, workload=workload)
     if served.code in ("not-started", "interrupted"):
         return served
     problem = _client_problem(client, n, port)

@@ -143,6 +143,12 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
             }
         )
     judged = judge(
-        result, report, n, slo_s=params["slo"], per_task=variant.per_task, failures=variant.failures
+        result,
+        report,
+        n,
+        slo_s=params["slo"],
+        per_task=variant.per_task,
+        failures=variant.failures,
+        workload=workload,
     )
     return launch.execution(timeout, result, judged, client=report.to_json() if report else None)
