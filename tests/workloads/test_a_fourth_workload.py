@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from runner import tasks
-from runner import workload as workloads
 from runner.capacity import CapacityOptions, CapacityProgress, run_capacity
 from runner.execute import Launch, default_timeout
 from runner.inputs import SleepSpec
@@ -23,6 +22,7 @@ from runner.results import ResultsDir, load_records, load_sweeps
 from runner.sweep import SweepOptions, run_sweep
 from runner.workload import Parameter, Words, Workload
 from tests.support.process import require
+from tests.support.workloads import holder, registered
 
 MIB = 1 << 20
 BUDGET = 48 * MIB  # room for ~600 chunks of 64 KiB beside the interpreter (~2,400 of 16 KiB)
@@ -33,30 +33,6 @@ n, sleep, kib = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 held = [bytearray(b"\\x01" * kib * 1024) for _ in range(n)]
 print(f"ready {n}", flush=True)
 time.sleep(sleep)
-"""
-
-MANIFEST = """
-[task]
-description = "test double: N chunks of CHUNK_KIB KiB held for SLEEP seconds"
-install = "nothing to install"
-
-[tools.python]
-find = ["{python}"]
-version = ["{self}", "--version"]
-
-[[build]]
-name = "py_compile"
-commands = [["{python}", "-m", "py_compile", "hold.py"]]
-inputs = ["hold.py"]
-
-[[variant]]
-name = "chunker"
-run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}", "1"]
-proof = { kind = "counter", how = "a fake" }
-
-[variant.workloads.chunks]
-run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}", "{chunk_kib}"]
-idiom = "a list of N bytearrays"
 """
 
 
@@ -89,22 +65,13 @@ class Chunks(Workload):
 
 @pytest.fixture
 def chunks() -> Iterator[Workload]:
-    workload = workloads.register(Chunks())
-    try:
+    with registered(Chunks()) as workload:
         yield workload
-    finally:
-        workloads.unregister(workload.name)
 
 
 def _variant(tmp_path: Path) -> tasks.Variant:
-    folder = tmp_path / "tasks" / "chunker"
-    folder.mkdir(parents=True)
-    (folder / "hold.py").write_text(PROGRAM)
-    (folder / "task.toml").write_text(MANIFEST)
-    variant = tasks.load_folder(folder).variants[0]
-    assert variant.has == ("sleep", "chunks")
-    assert not tasks.build_all([variant], log=lambda line: None)
-    return variant
+    what = "N chunks of CHUNK_KIB KiB held for SLEEP seconds"
+    return holder(tmp_path, "chunker", PROGRAM, "chunks", what, plain=["1"], under=["{chunk_kib}"])
 
 
 def _per_chunk_kib(records: list[Any]) -> float:
@@ -155,6 +122,7 @@ def test_a_workload_with_its_own_parameter_runs_through_sweep_and_capacity(chunk
         params={"chunk_kib": 64},
     )
     (answer,) = run_capacity(opts, CapacityProgress())
+    assert answer.params == {"chunk_kib": 64}  # stored with it: --resume takes it for 64 KiB only
     probes = [r for _, r in load_records([out]) if r.kind == "capacity-probe"]
     assert probes and all(r.params == {"chunk_kib": 64} and r.memory_cap == BUDGET for r in probes)
     search = load_sweeps([out])[-1]

@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from runner import tasks
-from runner import workload as workloads
 from runner.inputs import SleepSpec
 from runner.results import ResultsDir, load_sweeps
 from runner.results.summary import load_runs
@@ -21,6 +19,7 @@ from runner.show.figures.charts import plot_results
 from runner.show.tables.report import render
 from runner.sweep import SweepOptions, run_sweep
 from runner.workload import Words, Workload
+from tests.support.workloads import holder, registered
 
 KIB_EACH = 16
 
@@ -30,30 +29,6 @@ n, sleep = int(sys.argv[1]), float(sys.argv[2])
 held = [bytearray(b"\\x01" * {KIB_EACH} * 1024) for _ in range(n)]
 print(f"ready {{n}}", flush=True)
 time.sleep(sleep)
-"""
-
-MANIFEST = """
-[task]
-description = "test double: N buffers of 16 KiB held for SLEEP seconds"
-install = "nothing to install"
-
-[tools.python]
-find = ["{python}"]
-version = ["{self}", "--version"]
-
-[[build]]
-name = "py_compile"
-commands = [["{python}", "-m", "py_compile", "hold.py"]]
-inputs = ["hold.py"]
-
-[[variant]]
-name = "holder"
-run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}"]
-proof = { kind = "counter", how = "a fake" }
-
-[variant.workloads.buffers]
-run = ["{python}", "{dir}/hold.py", "{n}", "{sleep}"]
-idiom = "a list of N bytearrays"
 """
 
 
@@ -73,22 +48,13 @@ class Buffers(Workload):
 
 @pytest.fixture
 def buffers() -> Iterator[Workload]:
-    workload = workloads.register(Buffers())
-    try:
+    with registered(Buffers()) as workload:
         yield workload
-    finally:
-        workloads.unregister(workload.name)
 
 
 @pytest.mark.serial
 def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp_path):
-    folder = tmp_path / "tasks" / "holder"
-    folder.mkdir(parents=True)
-    (folder / "hold.py").write_text(PROGRAM)
-    (folder / "task.toml").write_text(MANIFEST)
-    variant = tasks.load_folder(folder).variants[0]
-    assert variant.has == ("sleep", "buffers")
-    assert not tasks.build_all([variant], log=lambda line: None)
+    variant = holder(tmp_path, "holder", PROGRAM, "buffers", "N buffers of 16 KiB held for SLEEP seconds")
 
     out = tmp_path / "results"
     opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload=buffers)
