@@ -27,3 +27,18 @@ def test_phases_read_in_rising_order_with_what_saturated():
 def test_a_client_bound_phase_says_so_first():
     phase = {**_phase(50_000, 40_000, 2_000), "client_busy": 0.97}
     assert saturation(phase, 50_000, 0.1).startswith("memrun's load client was 97% busy")
+
+
+def test_connections_are_lost_only_where_a_reconnect_failed():
+    """Fewer than C open at a phase's end makes a run invalid only where a reconnect failed (C
+    shrank); a few the server closed and the client was still opening again as the phase ended
+    (the JDK's servers at C = 10k, saturated: 9,998 of 10,000, none failed) are churn."""
+    from runner.workloads.web.judge import connections_lost
+
+    churn = {"rate": 10_000, "open_at_end": 9_998, "reconnect_failures": 0, "closed_by_server": 248_336}
+    assert connections_lost([churn], 10_000) is None
+    lost = {**churn, "reconnect_failures": 3, "reconnect_error": "Connection refused"}
+    v = connections_lost([churn, lost], 10_000)
+    assert v is not None and v.code == "connections-lost"
+    assert "9,998 of 10,000" in v.reason and "3 reconnect(s) failed (Connection refused)" in v.reason
+    assert connections_lost([{**lost, "open_at_end": 10_000}], 10_000) is None  # retried, all open again
