@@ -10,12 +10,18 @@ figure that still compares). R must
 saturate the server (a rate it holds measures nothing); a client near 100 % busy is the limit,
 not the server. Machines are noisy: alternate, repeat, read the medians.
 
+With --server-quota CORES (cgroup v1), the server is held to that share of its core under both
+generators alike (runner.workloads.web.independent.ServerQuota): a server that answers faster
+than vegeta can send from one core (Go, Node) saturates under both only then.
+
   .venv/bin/python scripts/http_independent.py python go node [--c 100] [--rate 50k] [--repeat 3]
+      [--server-quota 0.4]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 from pathlib import Path
@@ -26,7 +32,13 @@ from runner import tasks
 from runner.execute import execute
 from runner.inputs import parse_n
 from runner.workload import get as get_workload
-from runner.workloads.web.independent import attack, ensure_vegeta, installed_version, vegeta_path
+from runner.workloads.web.independent import (
+    ServerQuota,
+    attack,
+    ensure_vegeta,
+    installed_version,
+    vegeta_path,
+)
 from runner.workloads.web.params import duration, split_cpus, text
 
 
@@ -52,15 +64,22 @@ def main() -> None:
     ap.add_argument("--warmup", default="5s")
     ap.add_argument("--window", default="20s")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--server-quota", type=float, default=None, help="cores the server may use (cgroup v1)")
     args = ap.parse_args()
     c, rate = parse_n(args.c), parse_n(args.rate)
     warmup, window = duration(args.warmup), duration(args.window)
     ensure_vegeta()
     server, client = split_cpus([])
+    quota = f", held to {args.server_quota:g} of a core (CFS quota)" if args.server_quota else ""
     print(
         f"vegeta {installed_version(vegeta_path())}; C = {c}, R = {rate:,}/s, warm-up {warmup:g} s, "
-        f"window {window:g} s; server CPUs {text(server)}, client CPUs {text(client)}"
+        f"window {window:g} s; server CPUs {text(server)}{quota}, client CPUs {text(client)}"
     )
+
+    def held() -> contextlib.AbstractContextManager[object]:
+        """The server under the quota while it is open, if one was asked for."""
+        return ServerQuota(args.server_quota) if args.server_quota else contextlib.nullcontext()
+
     every = tasks.load_all()
     print(
         "| variant | memrun answers/s | vegeta answers/s | memrun / vegeta | client busy, memrun / vegeta "
@@ -71,11 +90,13 @@ def main() -> None:
         variant = every[name].under(get_workload("http"))
         ours, theirs, busy, vbusy, cpu, vcpu = [], [], [], [], [], []
         for _ in range(args.repeat):  # alternate, so that the machine's noise falls on both
-            a, b, k = memrun_rate(variant, c, rate, warmup, window)
+            with held():
+                a, b, k = memrun_rate(variant, c, rate, warmup, window)
             ours.append(a)
             busy.append(b)
             cpu.append(k)
-            v = attack(variant, c, rate, warmup, window, text(server), text(client))
+            with held():
+                v = attack(variant, c, rate, warmup, window, text(server), text(client))
             theirs.append(v.throughput)
             vbusy.append(v.client_busy)
             if v.server_cpu_s is not None and v.answered:

@@ -14,16 +14,20 @@ as memrun's client has one request in flight per connection; it does not follow 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from runner.paths import BUILD_DIR
 from runner.tasks import Variant
@@ -34,6 +38,79 @@ VERSION = "v12.13.0"
 
 class IndependentError(RuntimeError):
     """vegeta could not be installed or run, or the server did not start."""
+
+
+CPU_V1 = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller
+QUOTA_PERIOD_US = 100_000
+
+
+class ServerQuota:
+    """The server held to a share of a core (cgroup v1's CFS quota), the same way under both load
+    generators: while it is open, every process this one started, except the load generators
+    (memrun's client, vegeta), is moved into a cpu cgroup of `cores` CPU per period, polled every
+    20 ms (a process moved takes its threads, and what it starts later is born inside).
+
+    Why: a server that answers faster than vegeta can send on the client's one core (Go, Node)
+    never saturates under vegeta, and then the two rates compare nothing. Capped alike, the
+    server saturates under both, and whatever memrun's setup costs it still shows.
+    """
+
+    GENERATORS = ("memrun-http", "vegeta")
+
+    def __init__(self, cores: float) -> None:
+        if not (CPU_V1 / "cpu.cfs_quota_us").is_file():
+            raise IndependentError(
+                f"--server-quota needs cgroup v1's cpu controller ({CPU_V1}/cpu.cfs_quota_us); not found here"
+            )
+        if not 0.01 <= cores <= 1.0:
+            raise IndependentError(f"--server-quota takes 0.01 to 1 core, not {cores:g}")
+        self.cores = cores
+        self.path = CPU_V1 / f"memrun-quota-{os.getpid()}"
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.moved: set[int] = set()
+
+    def __enter__(self) -> ServerQuota:
+        self.path.mkdir(exist_ok=True)
+        (self.path / "cpu.cfs_period_us").write_text(str(QUOTA_PERIOD_US))
+        (self.path / "cpu.cfs_quota_us").write_text(str(round(self.cores * QUOTA_PERIOD_US)))
+        self._thread = threading.Thread(target=self._watch, name="server-quota", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        for pid in (self.path / "cgroup.procs").read_text().split():  # back to where this one is
+            with contextlib.suppress(OSError):
+                (CPU_V1 / "cgroup.procs").write_text(pid)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+    def _watch(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(0.02):
+            for child in me.children(recursive=True):
+                if child.pid in self.moved:
+                    continue
+                try:
+                    line = " ".join(child.cmdline())
+                except psutil.Error:
+                    continue
+                if any(g in line for g in self.GENERATORS):
+                    continue
+                with contextlib.suppress(OSError):
+                    (self.path / "cgroup.procs").write_text(str(child.pid))
+                    self.moved.add(child.pid)
+
+    def throttled_s(self) -> float:
+        """Seconds the group's tasks were held back by the quota so far (cpu.stat)."""
+        for line in (self.path / "cpu.stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "throttled_time":
+                return int(value) / 1e9
+        return 0.0
 
 
 def vegeta_path() -> Path:
