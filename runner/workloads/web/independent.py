@@ -104,14 +104,6 @@ class ServerQuota:
                     (self.path / "cgroup.procs").write_text(str(child.pid))
                     self.moved.add(child.pid)
 
-    def throttled_s(self) -> float:
-        """Seconds the group's tasks were held back by the quota so far (cpu.stat)."""
-        for line in (self.path / "cpu.stat").read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "throttled_time":
-                return int(value) / 1e9
-        return 0.0
-
 
 def vegeta_path() -> Path:
     return BUILD_DIR / "tools" / "vegeta"
