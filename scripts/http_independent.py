@@ -14,8 +14,12 @@ With --server-quota CORES (cgroup v1), the server is held to that share of its c
 generators alike (runner.workloads.web.independent.ServerQuota): a server that answers faster
 than vegeta can send from one core (Go, Node) saturates under both only then.
 
+memrun's client sends the header lines vegeta sends (caught from vegeta itself at the start,
+request_headers), so that a request costs the server alike under both; --own-request sends
+memrun's own (Host alone) instead.
+
   .venv/bin/python scripts/http_independent.py python go node [--c 100] [--rate 50k] [--repeat 3]
-      [--server-quota 0.4]
+      [--server-quota 0.4] [--own-request]
 """
 
 from __future__ import annotations
@@ -37,18 +41,18 @@ from runner.workloads.web.independent import (
     attack,
     ensure_vegeta,
     installed_version,
+    request_headers,
     vegeta_path,
 )
 from runner.workloads.web.params import duration, split_cpus, text
 
 
 def memrun_rate(
-    variant: tasks.Variant, c: int, rate: int, warmup: float, window: float
+    variant: tasks.Variant, c: int, rate: int, warmup: float, window: float, header: list[str] | None
 ) -> tuple[float, float, float]:
     """(answers/s in the window, the client's busy share, server CPU ms per 1k) of one memrun run."""
-    ex = execute(
-        variant, c, 10, params={"rate": [rate], "warmup": warmup, "window": window, "server_cpus": []}
-    )
+    params = {"rate": [rate], "warmup": warmup, "window": window, "server_cpus": [], "header": header}
+    ex = execute(variant, c, 10, params=params)
     if not ex.client or not ex.client.get("phases"):
         raise SystemExit(f"{variant.name}: memrun's run did not measure a phase: {ex.judged.reason}")
     ph = ex.client["phases"][0]
@@ -65,15 +69,22 @@ def main() -> None:
     ap.add_argument("--window", default="20s")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--server-quota", type=float, default=None, help="cores the server may use (cgroup v1)")
+    ap.add_argument(
+        "--own-request",
+        action="store_true",
+        help="memrun's client sends its own request (Host alone), not vegeta's header lines",
+    )
     args = ap.parse_args()
     c, rate = parse_n(args.c), parse_n(args.rate)
     warmup, window = duration(args.warmup), duration(args.window)
     ensure_vegeta()
+    header = None if args.own_request else request_headers()
     server, client = split_cpus([])
     quota = f", held to {args.server_quota:g} of a core (CFS quota)" if args.server_quota else ""
     print(
         f"vegeta {installed_version(vegeta_path())}; C = {c}, R = {rate:,}/s, warm-up {warmup:g} s, "
-        f"window {window:g} s; server CPUs {text(server)}{quota}, client CPUs {text(client)}"
+        f"window {window:g} s; server CPUs {text(server)}{quota}, client CPUs {text(client)}; "
+        f"memrun's client sends {'Host alone' if header is None else 'Host and ' + ' | '.join(header)}"
     )
 
     def held() -> contextlib.AbstractContextManager[object]:
@@ -91,7 +102,7 @@ def main() -> None:
         ours, theirs, busy, vbusy, cpu, vcpu = [], [], [], [], [], []
         for _ in range(args.repeat):  # alternate, so that the machine's noise falls on both
             with held():
-                a, b, k = memrun_rate(variant, c, rate, warmup, window)
+                a, b, k = memrun_rate(variant, c, rate, warmup, window, header)
             ours.append(a)
             busy.append(b)
             cpu.append(k)

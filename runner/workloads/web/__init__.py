@@ -99,6 +99,15 @@ class Http(HoldsDescriptors, ShowsInPackage):
             p.cpu_list,
             metavar="CPUS",
         ),
+        Parameter(
+            "header",
+            "",
+            "header lines the client sends after Host in every request, `|` between two "
+            "(none by default: `GET / HTTP/1.1` and Host alone); a server's cost per request "
+            "grows with what it parses, so this sends what another generator sends",
+            p.headers,
+            metavar="'NAME: VALUE|…'",
+        ),
     )
     validity = (
         "A run is a figure only if the server served until memrun stopped it after the last rate, "

@@ -151,7 +151,7 @@ static struct {
     double drain_s;
     int64_t spin_ns, spun;
     long window; /* connects in flight while opening */
-    char request[256];
+    char request[1024];
     size_t request_len;
     int epfd, tfd; /* tfd: the timerfd when epoll_pwait2 is missing (or -W timerfd) */
     const char *wait_name;
@@ -816,19 +816,23 @@ static int listening(long port) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [-a ADDR] [-I IMAGES] [-d DRAIN_S] [-g GRACE_S] [-w WINDOW] [-W auto|timerfd] [-S SPIN_US] "
-            "PORT C\n",
+            "[-H 'NAME: VALUE']... PORT C\n",
             argv0);
     exit(2);
 }
 
 int main(int argc, char **argv) {
     const char *addr = "127.0.0.1", *wait_how = "auto";
+    /* -H: header lines sent after Host in every request, as another generator sends them (its
+     * requests cost the server what ours then cost it: the comparison with vegeta). */
+    char extra[768] = "";
+    size_t extra_len = 0;
     S.images = 1000;
     S.drain_s = 5;
     S.window = 256;
     double grace_s = 0.25;
     int opt;
-    while ((opt = getopt(argc, argv, "a:I:d:g:w:W:S:")) != -1) {
+    while ((opt = getopt(argc, argv, "a:I:d:g:w:W:S:H:")) != -1) {
         switch (opt) {
         case 'a': addr = optarg; break;
         case 'g': grace_s = atof(optarg); break;
@@ -837,6 +841,14 @@ int main(int argc, char **argv) {
         case 'w': S.window = atol(optarg); break;
         case 'W': wait_how = optarg; break;
         case 'S': S.spin_ns = (int64_t)(atof(optarg) * 1000); break;
+        case 'H': {
+            size_t len = strlen(optarg);
+            if (!strchr(optarg, ':') || strpbrk(optarg, "\r\n") || extra_len + len + 2 >= sizeof extra) usage(argv[0]);
+            memcpy(extra + extra_len, optarg, len);
+            memcpy(extra + extra_len + len, "\r\n", 3);
+            extra_len += len + 2;
+            break;
+        }
         default: usage(argv[0]);
         }
     }
@@ -848,7 +860,7 @@ int main(int argc, char **argv) {
     S.server.sin_family = AF_INET;
     S.server.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, addr, &S.server.sin_addr) != 1) usage(argv[0]);
-    S.request_len = (size_t)snprintf(S.request, sizeof S.request, "GET / HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", addr, port);
+    S.request_len = (size_t)snprintf(S.request, sizeof S.request, "GET / HTTP/1.1\r\nHost: %s:%ld\r\n%s\r\n", addr, port, extra);
     /* The default timer slack (50 us) lets the kernel fire every timed wake-up that late. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);

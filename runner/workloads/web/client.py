@@ -9,6 +9,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,10 +87,11 @@ class HttpClient(LaunchedClient):
         cpus: str | None,
         spin_s: float = 0.0,
         wait: str = "auto",
+        headers: Sequence[str] = (),
     ) -> None:
         super().__init__(nofile=nofile, memory_cap=memory_cap, cpus=cpus)
         self.port, self.c, self.images = port, c, images
-        self.spin_s, self.wait = spin_s, wait
+        self.spin_s, self.wait, self.headers = spin_s, wait, tuple(headers)
         self.summary: dict[str, Any] | None = None
         self.connected_s: float | None = None
         self.connected_at: float | None = None  # time.monotonic() when `connected C` came
@@ -119,7 +121,9 @@ class HttpClient(LaunchedClient):
             ensure_client(),
             [
                 *["-I", str(self.images), "-d", f"{DRAIN_S:g}", "-W", self.wait],
-                *["-S", f"{self.spin_s * 1e6:g}", str(self.port), str(self.c)],
+                *["-S", f"{self.spin_s * 1e6:g}"],
+                *[arg for line in self.headers for arg in ("-H", line)],
+                *[str(self.port), str(self.c)],
             ],
         )
 

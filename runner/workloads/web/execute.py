@@ -126,6 +126,7 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         memory_cap=settings.memory_cap,
         cpus=text(client_cpus),
         spin_s=float(params.get("client_spin") or 0.0),
+        headers=params.get("header") or (),
     )
     load = Load(client, params["rate"], params["warmup"], params["window"], params["slo"])
     timeout = launch.timeout(default_timeout(n, params["rate"], params["warmup"], params["window"]))

@@ -159,6 +159,57 @@ class Attack:
     server_cpu_s: float | None
 
 
+def request_headers(binary: Path | None = None) -> list[str]:
+    """The header lines vegeta sends after Host, as it sends them: one request of it caught on a
+    socket of ours (its X-Vegeta-Seq counts requests; the one caught says 0).
+
+    Why: a server's CPU per request grows with the headers it parses, and a saturated server's rate
+    is one over that CPU, so memrun's client sends these too (`--header`) when the two are
+    compared: both then cost the server alike."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listener.settimeout(30)
+        port = listener.getsockname()[1]
+        attack = subprocess.Popen(
+            [
+                str(binary or ensure_vegeta()),
+                "attack",
+                "-rate",
+                "1/1s",
+                "-duration",
+                "1s",
+                "-redirects",
+                "-1",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert attack.stdin is not None
+            attack.stdin.write(f"GET http://127.0.0.1:{port}/\n".encode())
+            attack.stdin.close()
+            conn, _ = listener.accept()
+            with conn:
+                conn.settimeout(30)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    head += chunk
+                conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /Renard-1.png\r\nContent-Length: 0\r\n\r\n")
+        except OSError as e:
+            raise IndependentError(f"vegeta's request could not be caught: {e}") from None
+        finally:
+            attack.wait(timeout=30)
+    lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    if not lines or not lines[0].startswith("GET / HTTP/1.1"):
+        raise IndependentError(f"vegeta sent no `GET / HTTP/1.1`: {lines[:1]}")
+    return [line for line in lines[1:] if line.split(":", 1)[0].lower() != "host"]
+
+
 def _listening(port: int, within_s: float = 120.0) -> bool:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:

@@ -42,6 +42,24 @@ def rates(text: str) -> list[int]:
     return sorted(values)
 
 
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110's token
+
+
+def headers(text: str) -> list[str] | None:
+    """Request header lines from `NAME: VALUE|NAME: VALUE` (None: none, the default, which every
+    run from before the option stored too). Host is the client's own."""
+    lines = [part.strip() for part in text.split("|") if part.strip()]
+    for line in lines:
+        name, colon, _ = line.partition(":")
+        if not colon or not _HEADER_NAME.match(name.strip()) or name != name.strip():
+            raise ValueError(f"not a header line: {line!r} (say 'User-Agent: x|Accept-Encoding: gzip')")
+        if name.lower() == "host":
+            raise ValueError("the client sends Host itself")
+    if sum(len(line) + 2 for line in lines) >= 760:
+        raise ValueError("the header lines are longer than the client's 760 bytes")
+    return lines or None
+
+
 def cpu_list(text: str) -> list[int]:
     """`auto`, or CPUs as taskset takes them (`0`, `0-3`, `0,2`): auto is []."""
     if text.strip() == "auto":

@@ -184,6 +184,24 @@ def test_a_server_that_exits_during_the_load_fails(fake_http, machine, monkeypat
     assert (ex.judged.verdict, ex.judged.code) == ("failed", "server-exited"), ex.judged
 
 
+def test_the_client_sends_the_header_lines_it_is_given_and_only_host_by_default(
+    fake_http, machine, monkeypatch, tmp_path
+):
+    """`--header` lines go after Host in every `GET /`, in their order (what the comparison with
+    vegeta sends, so that both cost the server alike); without it the request is Host alone."""
+    head = tmp_path / "head"
+    monkeypatch.setenv("FAKE_HTTP_HEAD", str(head))
+    ex = _run(fake_http, 2, [50], monkeypatch, **BRIEF, header=None)
+    assert ex.judged.valid, ex.judged
+    assert head.read_bytes().split(b"\r\n")[0] == b"GET / HTTP/1.1"
+    assert [line.split(b":")[0] for line in head.read_bytes().split(b"\r\n")[1:]] == [b"Host"]
+    lines = ["User-Agent: Go-http-client/1.1", "X-Vegeta-Seq: 0", "Accept-Encoding: gzip"]
+    ex = _run(fake_http, 2, [50], monkeypatch, **BRIEF, header=lines)
+    assert ex.judged.valid, ex.judged
+    got = head.read_bytes().decode().split("\r\n")
+    assert got[0] == "GET / HTTP/1.1" and got[1].startswith("Host: 127.0.0.1:") and got[2:] == lines
+
+
 def test_the_client_checks_the_404_and_exits_cleanly_on_eof(fake_http, machine, monkeypatch):
     """Without a server the client waits; with one it opens C, checks a 404 on a connection of its
     own that it then closes, and on stdin's EOF closes everything and reports exit 0."""

@@ -31,3 +31,16 @@ def test_cpu_lists_and_the_split():
     assert params.split_cpus([], {0}) == ([0], [0]), "one CPU: they share it, and the record says so"
     with pytest.raises(ValueError, match="CPU 7 is not one"):
         params.split_cpus([7], {0, 1})
+
+
+def test_header_lines():
+    """`|` between lines; none is None, as every run from before the option stored; a line that is
+    no `NAME: VALUE`, a Host of the user's own and more than the client's buffer are refused."""
+    assert params.headers("") is None and params.headers(" | ") is None
+    assert params.headers("User-Agent: Go-http-client/1.1|X-Vegeta-Seq: 0") == [
+        "User-Agent: Go-http-client/1.1",
+        "X-Vegeta-Seq: 0",
+    ]
+    for bad in ("no colon", "Bad Name: x", "Name : x", "Host: example.com", "A: " + "x" * 800):
+        with pytest.raises(ValueError):
+            params.headers(bad)
