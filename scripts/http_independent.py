@@ -16,26 +16,30 @@ than vegeta can send from one core (Go, Node) saturates under both only then.
 
 memrun's client sends the header lines vegeta sends (caught from vegeta itself at the start,
 request_headers), so that a request costs the server alike under both; --own-request sends
-memrun's own (Host alone) instead.
+memrun's own (Host alone) instead. --out FILE appends each window as a JSON line
+(runner.workloads.web.comparison), the data docs/http.md's table is derived from.
 
   .venv/bin/python scripts/http_independent.py python go node [--c 100] [--rate 50k] [--repeat 3]
-      [--server-quota 0.4] [--own-request]
+      [--server-quota 0.4] [--own-request] [--out plots/http-independent/windows.jsonl]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import statistics
+import platform
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runner import tasks
 from runner.execute import execute
+from runner.hostinfo import cpu_model
 from runner.inputs import parse_n
 from runner.workload import get as get_workload
+from runner.workloads.web.comparison import MEMRUN, Window, append, table
 from runner.workloads.web.independent import (
     ServerQuota,
     attack,
@@ -47,9 +51,9 @@ from runner.workloads.web.independent import (
 from runner.workloads.web.params import duration, split_cpus, text
 
 
-def memrun_rate(
+def memrun_window(
     variant: tasks.Variant, c: int, rate: int, warmup: float, window: float, header: list[str] | None
-) -> tuple[float, float, float]:
+) -> tuple[float, float, float | None]:
     """(answers/s in the window, the client's busy share, server CPU ms per 1k) of one memrun run."""
     params = {"rate": [rate], "warmup": warmup, "window": window, "server_cpus": [], "header": header}
     ex = execute(variant, c, 10, params=params)
@@ -57,7 +61,7 @@ def memrun_rate(
         raise SystemExit(f"{variant.name}: memrun's run did not measure a phase: {ex.judged.reason}")
     ph = ex.client["phases"][0]
     cpu = (ph.get("server") or {}).get("cpu_per_1k_s")
-    return float(ph["achieved_rate"]), float(ph.get("client_busy") or 0), (cpu or 0) * 1000
+    return float(ph["achieved_rate"]), float(ph.get("client_busy") or 0), None if cpu is None else cpu * 1000
 
 
 def main() -> None:
@@ -74,52 +78,52 @@ def main() -> None:
         action="store_true",
         help="memrun's client sends its own request (Host alone), not vegeta's header lines",
     )
+    ap.add_argument("--out", type=Path, default=None, help="append each window as a JSON line to this file")
     args = ap.parse_args()
     c, rate = parse_n(args.c), parse_n(args.rate)
     warmup, window = duration(args.warmup), duration(args.window)
     ensure_vegeta()
+    vegeta = f"vegeta {installed_version(vegeta_path())}"
     header = None if args.own_request else request_headers()
     server, client = split_cpus([])
     quota = f", held to {args.server_quota:g} of a core (CFS quota)" if args.server_quota else ""
     print(
-        f"vegeta {installed_version(vegeta_path())}; C = {c}, R = {rate:,}/s, warm-up {warmup:g} s, "
+        f"{vegeta}; C = {c}, R = {rate:,}/s, warm-up {warmup:g} s, "
         f"window {window:g} s; server CPUs {text(server)}{quota}, client CPUs {text(client)}; "
-        f"memrun's client sends {'Host alone' if header is None else 'Host and ' + ' | '.join(header)}"
+        f"memrun's client sends {'Host alone' if header is None else 'Host and ' + ' | '.join(header)}",
+        flush=True,
     )
+    machine = f"{platform.node()}, {cpu_model() or '?'}, {platform.release()}"
 
     def held() -> contextlib.AbstractContextManager[object]:
         """The server under the quota while it is open, if one was asked for."""
         return ServerQuota(args.server_quota) if args.server_quota else contextlib.nullcontext()
 
+    def measured(variant: str, generator: str, answers: float, busy: float, cpu: float | None) -> Window:
+        w = Window(
+            variant, generator, c, rate, warmup, window, args.server_quota, header, round(answers, 1),
+            busy, None if cpu is None else round(cpu, 3), machine,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )  # fmt: skip
+        print(f"  {variant} {generator}: {answers:,.0f} answers/s, client busy {busy:.2f}", flush=True)
+        if args.out:
+            append(args.out, w)
+        return w
+
     every = tasks.load_all()
-    print(
-        "| variant | memrun answers/s | vegeta answers/s | memrun / vegeta | client busy, memrun / vegeta "
-        "| server CPU ms per 1k answers, memrun / vegeta |"
-    )
-    print("|---|---|---|---|---|---|")
+    windows: list[Window] = []
     for name in args.variants:
         variant = every[name].under(get_workload("http"))
-        ours, theirs, busy, vbusy, cpu, vcpu = [], [], [], [], [], []
         for _ in range(args.repeat):  # alternate, so that the machine's noise falls on both
             with held():
-                a, b, k = memrun_rate(variant, c, rate, warmup, window, header)
-            ours.append(a)
-            busy.append(b)
-            cpu.append(k)
+                windows.append(
+                    measured(name, MEMRUN, *memrun_window(variant, c, rate, warmup, window, header))
+                )
             with held():
                 v = attack(variant, c, rate, warmup, window, text(server), text(client))
-            theirs.append(v.throughput)
-            vbusy.append(v.client_busy)
-            if v.server_cpu_s is not None and v.answered:
-                vcpu.append(v.server_cpu_s / v.answered * 1e6)
-        m, t = statistics.median(ours), statistics.median(theirs)
-        vc = f"{statistics.median(vcpu):.1f}" if vcpu else "?"
-        print(
-            f"| {name} | {m:,.0f} ({min(ours):,.0f}–{max(ours):,.0f}) | {t:,.0f} ({min(theirs):,.0f}–"
-            f"{max(theirs):,.0f}) | {m / t:.3f} | {statistics.median(busy):.2f} / "
-            f"{statistics.median(vbusy):.2f} | {statistics.median(cpu):.1f} / {vc} |",
-            flush=True,
-        )
+            cpu = v.server_cpu_s / v.answered * 1e6 if v.server_cpu_s is not None and v.answered else None
+            windows.append(measured(name, vegeta, v.throughput, v.client_busy, cpu))
+    print(table(windows), end="")
 
 
 if __name__ == "__main__":

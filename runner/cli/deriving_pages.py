@@ -1,6 +1,7 @@
-"""`memrun derive proofs` and `memrun derive explain`: the two generated blocks of the docs that
+"""`memrun derive proofs`, `explain` and `independent`: the generated blocks of the docs that
 are not a table of a sweep's figures (tasks/README.md's `ready` proofs, from the manifests;
-docs/explain.md's summary, from `memrun explain`'s runs). Like every block, they stand between
+docs/explain.md's summary, from `memrun explain`'s runs; docs/http.md's comparison with vegeta, from
+scripts/http_independent.py's windows). Like every block, they stand between
 `<!-- derived: … -->` markers, `memrun derive` writes them and `memrun derive --check` finds them
 stale."""
 
@@ -49,3 +50,21 @@ def explain(directory: Path) -> None:
     parts = {n: {f.name: f.part for f in v.books.figures} for n, v in known.items() if v.books}
     notes = {n: v.books.note for n, v in known.items() if v.books}
     click.echo(docs_block(shown, books_views(records, parts), family, notes), nl=False)
+
+
+@derive.command(
+    "independent",
+    short_help="memrun's rate at saturation against vegeta's: docs/http.md's table.",
+)
+@click.argument("file", type=click.Path(path_type=Path))
+def independent(file: Path) -> None:
+    """From the windows scripts/http_independent.py --out stored in FILE: per variant and setup,
+    both generators' answers per second (median, range), their ratio, each client's CPU share and
+    the server's CPU per 1,000 answers under each."""
+    from runner.workloads.web.comparison import load, table
+
+    try:
+        windows = load(file)
+    except (OSError, ValueError) as e:
+        raise InputError(str(e)) from None
+    click.echo(table(windows), nl=False)
