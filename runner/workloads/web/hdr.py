@@ -15,9 +15,10 @@ samples): with fewer it is the largest of a handful, not a percentile, and reads
 
 from __future__ import annotations
 
-import io
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from hdrh.histogram import HdrHistogram
 LOWEST, HIGHEST, DIGITS = 1, 3_600_000_000_000, 3  # ns, as client.c's HDR_HIGHEST (1 h)
 HALF_MAG = 10  # sub-bucket half count 1024 = 2^10 (2048 sub-buckets: 3 significant digits)
 LENGTH = (32 + 1) * 1024  # counts for 1 ns .. 2^42 ns
+BUCKETS, SUB_BUCKETS = LENGTH // (1 << HALF_MAG) - 1, 1 << (HALF_MAG + 1)  # as HdrHistogram sizes them
 PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p99_us": 99.0, "p999_us": 99.9}
 MIN_BEYOND = 10  # samples that must lie beyond a percentile for it to be shown
 
@@ -155,12 +157,50 @@ class Hist:
         """HdrHistogram's compressed encoding (base64), None when empty."""
         return self.hdrh().encode().decode("ascii") if self.count else None
 
-    def hgrm(self, unit_ns: float = 1e6) -> str:
-        """The percentile distribution as HdrHistogram prints it (`.hgrm`, values in ms), the file
-        wrk2 writes with --latency and HdrHistogram's plotter reads."""
-        out = io.BytesIO()
-        self.hdrh().output_percentile_distribution(out, unit_ns, ticks_per_half_distance=5)
-        return out.getvalue().decode("ascii")
+    def hgrm(self, unit_ns: float = 1e6, ticks_per_half_distance: int = 5) -> str:
+        """The percentile distribution as HdrHistogram prints it (`.hgrm`, values in ms): its Java
+        library's outputPercentileDistribution, byte for byte (tests/fixtures/hgrm holds files it
+        printed), the file wrk2 writes with --latency and HdrHistogram's plotter reads.
+
+        Written here, not through the hdrh package: hdrh walks every count in Python (minutes for
+        a sweep's histograms), steps its percentile ticks without Java's truncation to whole
+        halvings, and prints the standard deviation unscaled (in ns under a ms header)."""
+        d = DIGITS
+        lines = [f"{'Value':>12} {'Percentile':>14} {'TotalCount':>10} {'1/(1-Percentile)':>14}\n\n"]
+        total = self.count
+        nz = self._nonzero()
+        low, high = lowest_value(nz), highest_value(nz)
+        seen = 0
+        level = 0.0  # the percentile the next line is due at
+        for i, index in enumerate(nz):
+            seen += int(self.counts[index])
+            value = int(high[i]) / unit_ns
+            while 100.0 * seen / total >= level:
+                lines.append(
+                    f"{_fixed(value, d, 12)} {_fixed(level / 100, 12, 2)} {seen:10d} "
+                    f"{_fixed(1 / (1 - level / 100), 2, 14)}\n"
+                )
+                gap = 100.0 - level
+                if gap:  # ticks_per_half_distance lines in each halving of the distance to 100 %
+                    half_distance = 2.0 ** (int(math.log(100.0 / gap) / math.log(2)) + 1)
+                    level += 100.0 / (ticks_per_half_distance * half_distance)
+                if seen == total:
+                    break  # the last value has its line at the level reached, then 100 %
+        if total:
+            lines.append(f"{_fixed(int(high[-1]) / unit_ns, d, 12)} {_fixed(1.0, 12, 2)} {total:10d}\n")
+        mid = [int(lo) + ((int(hi) - int(lo) + 1) >> 1) for lo, hi in zip(low, high, strict=True)]
+        counts = [int(self.counts[index]) for index in nz]
+        mean = sum(m * c for m, c in zip(mid, counts, strict=True)) / total if total else 0.0
+        spread = 0.0
+        for m, c in zip(mid, counts, strict=True):
+            spread += (m * 1.0 - mean) ** 2 * c
+        stddev = math.sqrt(spread / total) if total else 0.0
+        top = int(high[-1]) / unit_ns if total else 0.0
+        mean_text, spread_text = _fixed(mean / unit_ns, d, 12), _fixed(stddev / unit_ns, d, 12)
+        lines.append(f"#[Mean    = {mean_text}, StdDeviation   = {spread_text}]\n")
+        lines.append(f"#[Max     = {_fixed(top, d, 12)}, Total count    = {total:12d}]\n")
+        lines.append(f"#[Buckets = {BUCKETS:12d}, SubBuckets     = {SUB_BUCKETS:12d}]\n")
+        return "".join(lines)
 
     def curve(self) -> tuple[list[float], list[float]]:
         """(percentiles, values in ms) at each recorded value: the share of samples at or under
@@ -170,6 +210,13 @@ class Hist:
             return [], []
         seen = np.cumsum(self.counts[nz])
         return list(100.0 * seen / seen[-1]), list(highest_value(nz) / 1e6)
+
+
+def _fixed(x: float, places: int, width: int) -> str:
+    """x as Java's %WIDTH.PLACESf prints it: its shortest decimal rounded half up (Python rounds
+    the binary value half to even: 0.9997802734375 is ...437 here and ...438 in Java)."""
+    rounded = Decimal(repr(x)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{rounded:{width}.{places}f}"
 
 
 def us(ns: float | None) -> float | None:

@@ -4,7 +4,9 @@ hdrh reads them, the encoding round-trips, and the .hgrm file is HdrHistogram's 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import pytest
 from hdrh.histogram import HdrHistogram
 
 from runner.workloads.web import hdr
@@ -44,6 +46,21 @@ def test_encoding_round_trips_and_hgrm_is_hdrhistograms_format():
     text = mine.hgrm()
     assert text.splitlines()[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"]
     assert "3.000" in text or "3.001" in text, "values in ms"
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "hgrm"
+
+
+@pytest.mark.parametrize("name", ["three", "heavy", "lognormal"])
+def test_the_hgrm_file_is_byte_for_byte_what_hdrhistograms_java_library_prints(name: str):
+    """NAME.counts (value in ns, count) recorded into org.HdrHistogram.Histogram(1, 3.6e12, 3) of
+    HdrHistogram 2.2.2 and printed by outputPercentileDistribution(out, 5, 1e6) gave NAME.hgrm:
+    its ticks, Java's half-up rounding, the mean and deviation in ms, the footer."""
+    mine = hdr.Hist.empty()
+    for line in (FIXTURES / f"{name}.counts").read_text().splitlines():
+        value, count = map(int, line.split())
+        mine.counts[hdr.index_of(value)] += count
+    assert mine.hgrm() == (FIXTURES / f"{name}.hgrm").read_text()
 
 
 def test_too_few_samples_beyond_a_percentile():
