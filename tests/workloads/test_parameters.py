@@ -21,6 +21,7 @@ def test_the_http_defaults_and_a_value_given():
         "slo": 0.1,
         "server_cpus": [],
         "client_spin": 0.0,
+        "header": None,
     }
 
 
