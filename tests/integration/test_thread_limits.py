@@ -71,7 +71,10 @@ def default_limits():
 
 
 def test_rust_threads_1e5_fails_naming_the_limit(tmp_path, default_limits):
-    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "1")
+    # 5 s, not 1: the limit must come before the sleep ends; in a slow hour (2026-11-27) the 1-s
+    # run was judged invalid, not failed (the test kept no reason). A run that meets the limit
+    # ends there, so the longer sleep costs nothing when it does
+    p, rows = sweep(tmp_path, "-r", "rust-threads", "--n", "1e5", "--sleep", "5")
     assert p.returncode == 0, p.stderr
     (row,) = rows
     assert row["verdict"] == "failed" and row["code"] == "thread-limit", row
