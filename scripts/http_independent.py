@@ -101,10 +101,20 @@ def main() -> None:
 
     def measured(variant: str, generator: str, answers: float, busy: float, cpu: float | None) -> Window:
         w = Window(
-            variant, generator, c, rate, warmup, window, args.server_quota, header, round(answers, 1),
-            busy, None if cpu is None else round(cpu, 3), machine,
-            datetime.now(UTC).isoformat(timespec="seconds"),
-        )  # fmt: skip
+            variant=variant,
+            generator=generator,
+            c=c,
+            rate=rate,
+            warmup_s=warmup,
+            window_s=window,
+            server_quota=args.server_quota,
+            header=header,
+            answers_per_s=round(answers, 1),
+            client_busy=busy,
+            server_cpu_ms_per_1k=None if cpu is None else round(cpu, 3),
+            machine=machine,
+            at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
         print(f"  {variant} {generator}: {answers:,.0f} answers/s, client busy {busy:.2f}", flush=True)
         if args.out:
             append(args.out, w)
