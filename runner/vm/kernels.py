@@ -8,10 +8,13 @@ its modules copied to /lib/modules/<release>, where the guest's initramfs looks 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +80,23 @@ def _known() -> str:
     return f"apt knows {', '.join(lines)}" if lines else "apt knows none: apt-get update?"
 
 
+@contextlib.contextmanager
+def _alone(package: str) -> Iterator[None]:
+    """One fetch of a package at a time on this machine (two memrun commands, or two tests, may
+    want the same kernel at once): the second waits and finds it unpacked."""
+    VM_DIR.mkdir(parents=True, exist_ok=True)
+    with open(VM_DIR / f".{package}.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def fetch(package: str) -> Kernel:
     """The package's kernel, downloaded and unpacked once (about 70 MB), its modules in place."""
+    with _alone(package):
+        return _fetch(package)
+
+
+def _fetch(package: str) -> Kernel:
     root = VM_DIR / package / "root"
     found = sorted(root.glob("boot/vmlinuz-*"))
     if not found:

@@ -14,11 +14,19 @@ measure a run in the test's own process (runner.measure, which every execute() a
 capacity probe goes through), hold the measurement lock in its own process, boot a VM, or raise
 a machine limit (its journal is the test's own, and must stay empty). A timing assertion cannot be
 seen that way: mark it serial by hand.
+
+A serial test that a busy core moves (a rate, a latency, how fast threads start) is also marked
+`quiet`: it runs at the end of the serial group, and there waits until the guest group, run beside
+(scripts/test), has ended; a qemu guest under TCG is most of a core for minutes.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import os
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,10 +39,36 @@ from runner.measure import cgroups
 from runner.vm import boot
 
 MARK = "serial"
+QUIET = "quiet"
+# scripts/test holds this file locked while the guest group runs beside the serial group
+GUESTS_RUNNING_ENV = "MEMRUN_TEST_GUESTS_RUNNING"
 
 
 def is_serial(node: pytest.Item) -> bool:
     return node.get_closest_marker(MARK) is not None
+
+
+def quiet_last(items: list[pytest.Item]) -> None:
+    """The `quiet` tests after every other, each group's order otherwise kept (a stable sort)."""
+    items.sort(key=lambda item: item.get_closest_marker(QUIET) is not None)
+
+
+def after_the_guests(node: pytest.Item) -> None:
+    """For a `quiet` test: wait while the guest group runs beside (its lock file, held
+    exclusively by scripts/test for as long as the guest group runs)."""
+    path = os.environ.get(GUESTS_RUNNING_ENV)
+    if node.get_closest_marker(QUIET) is None or not path:
+        return
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        t0 = time.monotonic()
+        print(f"\n{node.nodeid}: waiting for the guest group to end (a quiet test)", file=sys.stderr)
+        fcntl.flock(f, fcntl.LOCK_SH)
+        print(f"waited {time.monotonic() - t0:.0f} s for the guest group", file=sys.stderr)
 
 
 def _noting(seen: list[str], what: str, real: Callable[..., Any]) -> Callable[..., Any]:

@@ -18,7 +18,9 @@ SHORT = {"warmup": 1.0, "window": 4.0, "slo": 0.1, "server_cpus": [], "client_sp
 # for a test whose claim is about what a run is judged, not a rate or a latency: one second of load
 BRIEF = {**SHORT, "warmup": 0.5, "window": 1.0}
 
-pytestmark = pytest.mark.serial  # latencies and rates of a server under load, holding the machine lock
+# latencies and rates of a server under load, holding the machine lock; a guest beside moves them
+# (p99 105 ms at 400/s once in CI, over the 100 ms SLO): quiet
+pytestmark = [pytest.mark.serial, pytest.mark.quiet]
 
 
 # For a test whose phase ends with requests that never get an answer (a mute or vanished server, a
