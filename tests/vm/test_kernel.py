@@ -72,7 +72,8 @@ def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_
     assert {r.split(".")[0] + "." + r.split(".")[1] for r in releases} == {"6.1", "6.12"}, releases
     for release in releases:
         mine = [r for r in stored if r["label"] == f"box@{release}"]
-        assert sorted(r["n"] for r in mine) == [1, 1000] and all(r["verdict"] == "valid" for r in mine)
+        assert sorted(r["n"] for r in mine) == [1, 1000], [r["n"] for r in mine]
+        assert all(r["verdict"] == "valid" for r in mine), [(r["n"], r["verdict"], r["reason"]) for r in mine]
         assert all(r["cgroup_version"] == "v2" for r in mine)  # the guest's cgroup, not the host's v1
     starts = [json.loads(line) for line in (out / "sweeps.jsonl").read_text().splitlines()]
     kernels = {s["label"]: s["fingerprint"]["kernel"] for s in starts if s.get("event") == "start"}
