@@ -130,12 +130,26 @@ class Hist:
         return int(highest_value(nz[-1])) if len(nz) else None
 
     def mean_ns(self) -> float | None:
-        """HdrHistogram's mean: each count at the middle of its equivalent range."""
+        """HdrHistogram's mean (the one its `.hgrm` prints); None when empty."""
+        moments = self._moments()
+        return moments[0] if moments else None
+
+    def _moments(self) -> tuple[float, float] | None:
+        """(mean, standard deviation) in ns as HdrHistogram's Java library computes them: each
+        count at its range's median equivalent value (lowest + half the range's size, in whole
+        ns), summed in index order; None when empty."""
         nz = self._nonzero()
-        if not len(nz):
+        total = self.count
+        if not total:
             return None
-        mid = (lowest_value(nz) + highest_value(nz) + 1) / 2
-        return float((mid * self.counts[nz]).sum() / self.counts[nz].sum())
+        low, high = lowest_value(nz), highest_value(nz)
+        middles = [int(lo) + ((int(hi) - int(lo) + 1) >> 1) for lo, hi in zip(low, high, strict=True)]
+        counts = [int(self.counts[index]) for index in nz]
+        mean = sum(m * c for m, c in zip(middles, counts, strict=True)) / total
+        spread = 0.0
+        for m, c in zip(middles, counts, strict=True):
+            spread += (m * 1.0 - mean) ** 2 * c
+        return mean, math.sqrt(spread / total)
 
     def beyond(self, p: float) -> float:
         """How many samples lie beyond percentile p (count * (1 - p)), rounded to 1e-6 so that
@@ -169,7 +183,7 @@ class Hist:
         lines = [f"{'Value':>12} {'Percentile':>14} {'TotalCount':>10} {'1/(1-Percentile)':>14}\n\n"]
         total = self.count
         nz = self._nonzero()
-        low, high = lowest_value(nz), highest_value(nz)
+        high = highest_value(nz)
         seen = 0
         level = 0.0  # the percentile the next line is due at
         for i, index in enumerate(nz):
@@ -188,13 +202,7 @@ class Hist:
                     break  # the last value has its line at the level reached, then 100 %
         if total:
             lines.append(f"{_fixed(int(high[-1]) / unit_ns, d, 12)} {_fixed(1.0, 12, 2)} {total:10d}\n")
-        mid = [int(lo) + ((int(hi) - int(lo) + 1) >> 1) for lo, hi in zip(low, high, strict=True)]
-        counts = [int(self.counts[index]) for index in nz]
-        mean = sum(m * c for m, c in zip(mid, counts, strict=True)) / total if total else 0.0
-        spread = 0.0
-        for m, c in zip(mid, counts, strict=True):
-            spread += (m * 1.0 - mean) ** 2 * c
-        stddev = math.sqrt(spread / total) if total else 0.0
+        mean, stddev = self._moments() or (0.0, 0.0)
         top = int(high[-1]) / unit_ns if total else 0.0
         mean_text, spread_text = _fixed(mean / unit_ns, d, 12), _fixed(stddev / unit_ns, d, 12)
         lines.append(f"#[Mean    = {mean_text}, StdDeviation   = {spread_text}]\n")

@@ -33,6 +33,15 @@ def test_the_layout_and_the_percentiles_are_hdrhistograms():
     assert abs(mine.mean_ns() - theirs.get_mean_value()) <= 1e-6 * theirs.get_mean_value()
 
 
+def test_the_mean_is_the_one_its_hgrm_prints_to_the_nanosecond():
+    """Below 2,048 ns each value has a range of its own, and HdrHistogram counts it at that value
+    (lowest + half the range's size, in whole ns), not half a nanosecond above."""
+    mine, theirs = _both([1, 3, 5, 1_000])
+    assert mine.mean_ns() == theirs.get_mean_value() == (1 + 3 + 5 + 1_000) / 4
+    printed = next(line for line in mine.hgrm(unit_ns=1.0).splitlines() if line.startswith("#[Mean"))
+    assert printed.startswith(f"#[Mean    = {mine.mean_ns():12.3f},"), printed
+
+
 def test_three_significant_digits():
     mine, _ = _both([123_456_789])
     assert abs(mine.percentile_ns(50) - 123_456_789) / 123_456_789 < 1e-3
