@@ -17,14 +17,14 @@ from tests.support import groups
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that boots a guest (`guest`) is serial too: a guest takes a core for minutes; so is
-    a `quiet` test, which runs last (groups.quiet_last) so that the guests have ended by then."""
+    a `quiet` test, which runs last (groups.ordered) so that the guests have ended by then."""
     for mark in ("guest", groups.QUIET):
         loose = [
             item.nodeid for item in items if item.get_closest_marker(mark) and not groups.is_serial(item)
         ]
         if loose:
             raise pytest.UsageError(f"marked {mark} but not {groups.MARK}: {', '.join(loose)}")
-    groups.quiet_last(items)
+    groups.ordered(items)
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""The suite's own grouping (tests/support/groups.py): `quiet` tests run last and wait for the guest
-group that scripts/test runs beside them, for as long as it holds its lock file."""
+"""The suite's own grouping (tests/support/groups.py): `longest` tests run first, `quiet` tests last,
+waiting for the guest group that scripts/test runs beside them for as long as it holds its lock."""
 
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ class Item:
         return name if name in self.marks else None
 
 
-def test_quiet_tests_go_last_in_their_order():
+def test_longest_tests_go_first_and_quiet_ones_last_in_their_order():
     items = [Item("a", {"serial", "quiet"}), Item("b", {"serial"}), Item("c", {"serial", "quiet"}), Item("d")]
-    groups.quiet_last(items)  # type: ignore[arg-type]
-    assert [i.nodeid for i in items] == ["b", "d", "a", "c"]
+    items += [Item("e", {"longest"}), Item("f")]
+    groups.ordered(items)  # type: ignore[arg-type]
+    assert [i.nodeid for i in items] == ["e", "b", "d", "f", "a", "c"]
 
 
 def _holder(path, seconds: float) -> subprocess.Popen:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.cli import ROOT
 
 
+@pytest.mark.longest  # most of the parallel group's time: it starts first
 def test_every_committed_figure_page_and_docs_figure_is_what_the_committed_data_give():
     p = subprocess.run(
         [sys.executable, "-m", "runner", "derive", "--check"],

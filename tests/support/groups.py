@@ -40,6 +40,7 @@ from runner.vm import boot
 
 MARK = "serial"
 QUIET = "quiet"
+LONGEST = "longest"
 # scripts/test holds this file locked while the guest group runs beside the serial group
 GUESTS_RUNNING_ENV = "MEMRUN_TEST_GUESTS_RUNNING"
 
@@ -48,9 +49,15 @@ def is_serial(node: pytest.Item) -> bool:
     return node.get_closest_marker(MARK) is not None
 
 
-def quiet_last(items: list[pytest.Item]) -> None:
-    """The `quiet` tests after every other, each group's order otherwise kept (a stable sort)."""
-    items.sort(key=lambda item: item.get_closest_marker(QUIET) is not None)
+def ordered(items: list[pytest.Item]) -> None:
+    """A group's `longest` tests first (pytest-xdist hands out tests in this order, so a test that
+    alone takes most of the parallel group's time starts at once, not behind dozens of others),
+    its `quiet` tests after every other; the order otherwise kept (a stable sort)."""
+    items.sort(
+        key=lambda item: (
+            (item.get_closest_marker(QUIET) is not None) - (item.get_closest_marker(LONGEST) is not None)
+        )
+    )
 
 
 def after_the_guests(node: pytest.Item) -> None:
