@@ -63,12 +63,7 @@ def build(variants: tuple[str, ...], force: bool) -> None:
 
 @main.command(short_help="Install missing toolchains, then build.")
 @click.argument("variants", nargs=-1)
-@click.option(
-    "--no-build",
-    is_flag=True,
-    help="Install only: `memrun build` builds later (scripts/test: beside its parallel group).",
-)
-def setup(variants: tuple[str, ...], no_build: bool) -> None:
+def setup(variants: tuple[str, ...]) -> None:
     """Install missing toolchains (apt and pip, as root) and build the task programs.
 
     Idempotent: installs only what `memrun doctor` reports missing. What no package here provides
@@ -79,7 +74,7 @@ def setup(variants: tuple[str, ...], no_build: bool) -> None:
     for p in problems:
         click.echo(f"cannot install: {p}", err=True)
     usable = [v for v in chosen if tasks.readiness(v).usable]
-    failed = {} if no_build else tasks.build_all(usable, log=err)
+    failed = tasks.build_all(usable, log=err)
     if failed:
         raise click.ClickException(f"build failed for {', '.join(failed)}")
     if len(usable) < len(chosen):

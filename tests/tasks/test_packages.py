@@ -7,12 +7,9 @@ for exactly it, and the folder is ready afterwards.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,6 @@ from click.testing import CliRunner
 from runner import tasks
 from runner.cli import main
 from runner.tasks import install, packages
-from tests.support.cli import ROOT
 from tests.support.process import require
 
 DPKG_QUERY = """#!/bin/sh
@@ -88,21 +84,6 @@ def test_setup_installs_the_missing_package_and_only_it(machine):
     assert install.install([variant], log=lambda _: None) == []
     assert _apt_calls(machine) == ["update -q", "install -y -q libasio-dev"]  # g++ and make are there
     assert tasks.readiness(variant).usable
-
-
-def test_setup_without_the_build_installs_and_leaves_the_build_to_memrun_build(machine, tmp_path):
-    """scripts/test installs first and builds beside its parallel group: `setup --no-build`."""
-    require(os.geteuid() == 0, "root (setup installs Debian packages only as root)")
-    _every_package_but(machine, "libasio-dev")
-    build = tmp_path / "build"
-    env = {**os.environ, "MEMRUN_BUILD": str(build)}
-    run = functools.partial(subprocess.run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    p = run([sys.executable, "-m", "runner", "setup", "--no-build", "cpp-asio"])
-    assert p.returncode == 0, p.stderr
-    assert _apt_calls(machine) == ["update -q", "install -y -q libasio-dev"]
-    assert not (build / "cpp-asio").exists(), "built although --no-build"
-    doctor = run([sys.executable, "-m", "runner", "doctor", "cpp-asio"])
-    assert "not built (memrun build cpp-asio)" in doctor.stdout, doctor.stdout
 
 
 def test_a_package_that_provides_a_found_tool_is_not_asked_of_dpkg(machine):
