@@ -79,7 +79,8 @@ def _install(
     if src.exists():
         shutil.rmtree(src)
     src.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(tf.dir, src, symlinks=True)
+    # not the folder's bytecode: it is no source, and a process running the task may be writing it
+    shutil.copytree(tf.dir, src, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     for command in spec.install:
         try:
             argv = [expand(a, vals) for a in command]

@@ -55,8 +55,8 @@ def memrun_env(tmp: Path, **extra: str) -> dict[str, str]:
     """memrun's environment for a run from tmp: the fixture tasks copied there (the checkout is
     read-only in the guest, and building the fake writes beside its source), state, lock, build."""
     tasks = tmp / "tasks"
-    if not tasks.exists():
-        shutil.copytree(FIXTURE_TASKS, tasks)
+    if not tasks.exists():  # not their bytecode: a host process may be writing it as we copy
+        shutil.copytree(FIXTURE_TASKS, tasks, ignore=shutil.ignore_patterns("__pycache__"))
     # what the host built for the guest (tests/vm/test_cgroup_v2.py): under TCG a build of the
     # fake and of memrun's launcher takes longer than the test's own runs
     prebuilt = os.environ.get("MEMRUN_VM_PREBUILT")
