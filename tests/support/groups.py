@@ -25,7 +25,6 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,22 +59,23 @@ def ordered(items: list[pytest.Item]) -> None:
     )
 
 
-def after_the_guests(node: pytest.Item) -> None:
+def after_the_guests(node: pytest.Item) -> float | None:
     """For a `quiet` test: wait while the guest group runs beside (its lock file, held
-    exclusively by scripts/test for as long as the guest group runs)."""
+    exclusively by scripts/test for as long as the guest group runs). Returns how long it waited
+    (0.0: the lock was free), None when there was nothing to wait for (not quiet, or no guests
+    beside)."""
     path = os.environ.get(GUESTS_RUNNING_ENV)
     if node.get_closest_marker(QUIET) is None or not path:
-        return
+        return None
     with open(path, "a") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return
+            return 0.0
         except BlockingIOError:
             pass
         t0 = time.monotonic()
-        print(f"\n{node.nodeid}: waiting for the guest group to end (a quiet test)", file=sys.stderr)
         fcntl.flock(f, fcntl.LOCK_SH)
-        print(f"waited {time.monotonic() - t0:.0f} s for the guest group", file=sys.stderr)
+        return time.monotonic() - t0
 
 
 def _noting(seen: list[str], what: str, real: Callable[..., Any]) -> Callable[..., Any]:
