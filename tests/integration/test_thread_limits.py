@@ -21,8 +21,9 @@ from runner.limits import host, read_limits
 from tests.support.process import default_sigint, processes_with, require
 
 # real runtimes, real limits, real signals: alone on the machine. Quiet: how fast threads start is
-# what tells a limit or the futex stall; beside a TCG guest Java started 20k threads at ~1k/s from
-# the first second, a CPU-bound rate with no collapse to read (twice, 2026-11-27)
+# what tells a limit or the futex stall. The futex test failed twice beside the guest group
+# (2026-11-27); by hand, beside a TCG guest, Java once started 20k threads at ~1.1k/s from the
+# first second, a CPU-bound rate with no collapse to read
 pytestmark = [pytest.mark.serial, pytest.mark.quiet]
 
 ROOT = Path(__file__).resolve().parents[2]
