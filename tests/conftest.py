@@ -30,9 +30,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True)
 def _group(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     if groups.is_serial(request.node):
-        waited = groups.after_the_guests(request.node)
-        if waited is not None:  # in the JUnit file: whether the guests still ran when it came
-            request.node.user_properties.append(("waited_for_the_guest_group_s", round(waited, 1)))
+        waited = groups.after_the_others(request.node)
+        if waited is not None:  # in the JUnit file: whether the other groups still ran when it came
+            request.node.user_properties.append(("waited_for_the_other_groups_s", round(waited, 1)))
         yield
         return
     with pytest.MonkeyPatch.context() as monkeypatch:

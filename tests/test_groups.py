@@ -1,14 +1,19 @@
 """The suite's own grouping (tests/support/groups.py): `longest` tests run first, `quiet` tests last,
-waiting for the guest group that scripts/test runs beside them for as long as it holds its lock."""
+waiting for the guest group and the parallel group that scripts/test runs beside them, for as long
+as each holds its lock."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import groups
+import pytest
+
+from tests.support import groups, process
 
 
 @dataclass
@@ -44,25 +49,63 @@ def _holder(path, seconds: float) -> subprocess.Popen:
     return p
 
 
-def test_a_quiet_test_waits_while_the_guest_group_holds_its_lock(tmp_path, monkeypatch):
-    running = tmp_path / "guests.running"
-    monkeypatch.setenv(groups.GUESTS_RUNNING_ENV, str(running))
+@pytest.mark.parametrize("env", groups.RUNNING_ENVS)
+def test_a_quiet_test_waits_while_another_group_holds_its_lock(tmp_path, monkeypatch, env):
+    for other in groups.RUNNING_ENVS:  # this test runs in the parallel group, which holds its own
+        monkeypatch.delenv(other, raising=False)
+    running = tmp_path / "group.running"
+    monkeypatch.setenv(env, str(running))
     holder = _holder(running, 1.5)
-    waited = groups.after_the_guests(Item("q", {"serial", "quiet"}))  # type: ignore[arg-type]
-    assert Path(f"{running}.released").exists(), "returned while the guest group's lock was still held"
+    waited = groups.after_the_others(Item("q", {"serial", "quiet"}))  # type: ignore[arg-type]
+    assert Path(f"{running}.released").exists(), "returned while the group's lock was still held"
     assert holder.wait() == 0 and waited is not None and waited > 0, waited
 
 
-def test_other_tests_and_a_free_lock_do_not_wait(tmp_path, monkeypatch):
-    running = tmp_path / "guests.running"
-    monkeypatch.setenv(groups.GUESTS_RUNNING_ENV, str(running))
-    holder = _holder(running, 60)
+def test_other_tests_and_free_locks_do_not_wait(tmp_path, monkeypatch):
+    guests, parallel = tmp_path / "guests.running", tmp_path / "parallel.running"
+    monkeypatch.setenv(groups.GUESTS_RUNNING_ENV, str(guests))
+    monkeypatch.setenv(groups.PARALLEL_RUNNING_ENV, str(parallel))
+    holder = _holder(guests, 60)
     try:  # not quiet: it returns at once, while the lock is held (else this test would hang 60 s)
-        assert groups.after_the_guests(Item("s", {"serial"})) is None  # type: ignore[arg-type]
+        assert groups.after_the_others(Item("s", {"serial"})) is None  # type: ignore[arg-type]
         assert holder.poll() is None
     finally:
         holder.kill()
         holder.wait()
-    assert groups.after_the_guests(Item("q", {"serial", "quiet"})) == 0.0  # type: ignore[arg-type]
-    monkeypatch.delenv(groups.GUESTS_RUNNING_ENV)  # no guests beside: nothing to wait for
-    assert groups.after_the_guests(Item("q", {"serial", "quiet"})) is None  # type: ignore[arg-type]
+    assert groups.after_the_others(Item("q", {"serial", "quiet"})) == 0.0  # type: ignore[arg-type]
+    for env in groups.RUNNING_ENVS:  # no group beside: nothing to wait for
+        monkeypatch.delenv(env)
+    assert groups.after_the_others(Item("q", {"serial", "quiet"})) is None  # type: ignore[arg-type]
+
+
+def test_a_leftover_process_of_another_group_is_not_this_ones(monkeypatch):
+    """processes_with leaves out what another group started (its MEMRUN_TEST_GROUP differs): the
+    parallel group's fake programs run beside the serial group's checks for leftovers."""
+    monkeypatch.setenv(process.GROUP_ENV, "serial")
+    started = {}
+    try:
+        for group in ("parallel", "serial", None):
+            mark = process.marker()
+            env = {k: v for k, v in os.environ.items() if k != process.GROUP_ENV}
+            env |= {process.GROUP_ENV: group} if group else {}
+            started[group] = (
+                mark,
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", mark], env=env),
+            )
+        deadline = time.monotonic() + 10
+        while not all(process.processes_with(m) for g, (m, _) in started.items() if g != "parallel"):
+            assert time.monotonic() < deadline, "the processes never showed"
+            time.sleep(0.05)
+        assert process.processes_with(started["parallel"][0]) == []
+        assert [p.pid for p in process.processes_with(started["serial"][0])] == [started["serial"][1].pid]
+        assert process.ours([p.pid for _, p in started.values()]) == [
+            started["serial"][1].pid,
+            started[None][1].pid,
+        ]
+        monkeypatch.delenv(process.GROUP_ENV)  # run outside scripts/test: every process is ours
+        assert len(process.ours([p.pid for _, p in started.values()])) == 3
+        assert [p.pid for p in process.processes_with(started["parallel"][0])] == [started["parallel"][1].pid]
+    finally:
+        for _, p in started.values():
+            p.kill()
+            p.wait()

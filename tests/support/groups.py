@@ -1,8 +1,9 @@
 """The suite's two groups, and what keeps a test in the right one (docs/development.md, "The test
 suite").
 
-A test marked `serial` runs alone, after every other test (scripts/test), because what runs beside
-it could change its outcome: it asserts a time or a measured figure, holds the machine's
+A test marked `serial` runs one at a time, before any other test that runs beside it (the parallel
+group, at the lowest CPU priority, scripts/test), because what runs beside it at its own priority
+could change its outcome: it asserts a time or a measured figure, holds the machine's
 measurement lock, changes machine-wide state (sysctls and their journal, cgroups it makes or
 counts, a VM) or runs the real runtimes. Every other test runs side by side with others
 (pytest-xdist), and gets a machine of its own where memrun keeps machine-wide things: its own
@@ -15,9 +16,12 @@ capacity probe goes through), hold the measurement lock in its own process, boot
 a machine limit (its journal is the test's own, and must stay empty). A timing assertion cannot be
 seen that way: mark it serial by hand.
 
-A serial test that a busy core moves (a rate, a latency, how fast threads start) is also marked
-`quiet`: it runs at the end of the serial group, and there waits until the guest group, run beside
-(scripts/test), has ended; a qemu guest under TCG is most of a core for minutes.
+The parallel group runs beside the serial one (scripts/test), at the lowest CPU priority: it takes
+the CPU the serial group's sleeping programs leave, and what a serial test measures is run first.
+A serial test that a busy core moves even so (a rate, a latency, how fast threads start) is also
+marked `quiet`: it runs at the end of the serial group, and there waits until the guest group and
+the parallel group, run beside (scripts/test), have ended; a qemu guest under TCG is most of a
+core for minutes.
 """
 
 from __future__ import annotations
@@ -40,8 +44,11 @@ from runner.vm import boot
 MARK = "serial"
 QUIET = "quiet"
 LONGEST = "longest"
-# scripts/test holds this file locked while the guest group runs beside the serial group
+# scripts/test holds these files locked while the guest group and the parallel group run beside
+# the serial group
 GUESTS_RUNNING_ENV = "MEMRUN_TEST_GUESTS_RUNNING"
+PARALLEL_RUNNING_ENV = "MEMRUN_TEST_PARALLEL_RUNNING"
+RUNNING_ENVS = (GUESTS_RUNNING_ENV, PARALLEL_RUNNING_ENV)
 
 
 def is_serial(node: pytest.Item) -> bool:
@@ -59,23 +66,26 @@ def ordered(items: list[pytest.Item]) -> None:
     )
 
 
-def after_the_guests(node: pytest.Item) -> float | None:
-    """For a `quiet` test: wait while the guest group runs beside (its lock file, held
-    exclusively by scripts/test for as long as the guest group runs). Returns how long it waited
-    (0.0: the lock was free), None when there was nothing to wait for (not quiet, or no guests
-    beside)."""
-    path = os.environ.get(GUESTS_RUNNING_ENV)
-    if node.get_closest_marker(QUIET) is None or not path:
+def after_the_others(node: pytest.Item) -> float | None:
+    """For a `quiet` test: wait while the guest group or the parallel group runs beside (each one's
+    lock file, held exclusively by scripts/test for as long as that group runs). Returns how long
+    it waited (0.0: the locks were free), None when there was nothing to wait for (not quiet, or
+    no group beside)."""
+    paths = [path for env in RUNNING_ENVS if (path := os.environ.get(env))]
+    if node.get_closest_marker(QUIET) is None or not paths:
         return None
-    with open(path, "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return 0.0
-        except BlockingIOError:
-            pass
-        t0 = time.monotonic()
-        fcntl.flock(f, fcntl.LOCK_SH)
-        return time.monotonic() - t0
+    waited = 0.0
+    for path in paths:
+        with open(path, "a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                continue
+            except BlockingIOError:
+                pass
+            t0 = time.monotonic()
+            fcntl.flock(f, fcntl.LOCK_SH)
+            waited += time.monotonic() - t0
+    return waited
 
 
 def _noting(seen: list[str], what: str, real: Callable[..., Any]) -> Callable[..., Any]:

@@ -14,6 +14,10 @@ import pytest
 
 PROBES = Path(__file__).resolve().parents[1] / "probes"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# scripts/test names each group's pytest run in this variable, which every memrun and program the
+# group starts inherits: the parallel group runs beside the serial one, and its fake programs are
+# not a serial test's leftovers
+GROUP_ENV = "MEMRUN_TEST_GROUP"
 
 
 def probe(name: str, *args: object) -> list[str]:
@@ -33,11 +37,37 @@ def marker() -> str:
     return f"memrun-test-{uuid.uuid4().hex}"
 
 
+def of_another_group(p: psutil.Process) -> bool:
+    """Whether p was started by another of scripts/test's groups (its environment names a group
+    other than this process's). A process that names none, or cannot be read, counts as ours."""
+    mine = os.environ.get(GROUP_ENV)
+    if not mine:
+        return False
+    try:
+        theirs = p.environ().get(GROUP_ENV)
+    except psutil.Error:
+        return False
+    return bool(theirs) and theirs != mine
+
+
+def ours(pids: list[int]) -> list[int]:
+    """Of these PIDs, those not started by another test group."""
+    out = []
+    for pid in pids:
+        try:
+            if not of_another_group(psutil.Process(pid)):
+                out.append(pid)
+        except psutil.Error:
+            continue
+    return out
+
+
 def processes_with(mark: str) -> list[psutil.Process]:
+    """The processes whose command line contains mark, leaving out another test group's."""
     out = []
     for p in psutil.process_iter(["cmdline"]):
         try:
-            if any(mark in part for part in p.info["cmdline"] or []):
+            if any(mark in part for part in p.info["cmdline"] or []) and not of_another_group(p):
                 out.append(p)
         except psutil.Error:
             continue
