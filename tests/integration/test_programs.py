@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -159,21 +160,45 @@ def _thread_states(pid: int) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.parametrize("name", THREAD_VARIANTS)
-def test_ready_comes_with_every_thread_asleep(name, built):
-    require(name not in built, f"{name}: {built.get(name)}")
-    argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, PROOF_SLEEP)
+# A counter or a state proves N tasks waiting only with the rule that `ready` came before the sleep
+# could end (tasks/README.md): a run whose spawning outlasted it (dotnet-threads at 2,000 took
+# longer than 3 s beside the guest group in CI, 2026-11-27) proves nothing, and is tried once more
+# with a sleep that covers the spawning, as `--sleep auto` re-runs such a cell.
+RETRY_SLEEP = 4 * PROOF_SLEEP
+
+
+def _outlasted(ready_s: float | None, sleep: float) -> bool:
+    return ready_s is not None and ready_s >= sleep
+
+
+def _threads_at_ready(name: str, sleep: float) -> tuple[str, float, dict[str, int]]:
+    """The program's line, the seconds from before its fork to its `ready`, its threads' states
+    read just after."""
+    argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, sleep)
+    t0 = time.monotonic()
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, env={**os.environ, **env}, cwd=VARIANTS[name].folder.dir
     )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().decode().strip()
+        ready_s = time.monotonic() - t0
         states = _thread_states(proc.pid)
         assert proc.wait(timeout=60) == 0
     finally:
         proc.kill()
         proc.wait()
+    return line, ready_s, states
+
+
+@pytest.mark.parametrize("name", THREAD_VARIANTS)
+def test_ready_comes_with_every_thread_asleep(name, built):
+    require(name not in built, f"{name}: {built.get(name)}")
+    for sleep in (PROOF_SLEEP, RETRY_SLEEP):
+        line, ready_s, states = _threads_at_ready(name, sleep)
+        if not _outlasted(ready_s, sleep):
+            break
+    assert not _outlasted(ready_s, sleep), f"`ready` after {ready_s:.1f} s, past a {sleep:g} s sleep: twice"
     assert line == f"ready {PROOF_N}"
     total = sum(states.values())
     assert total >= PROOF_N, states  # the threads exist: a program with fewer proves nothing here
@@ -183,10 +208,15 @@ def test_ready_comes_with_every_thread_asleep(name, built):
 @pytest.mark.parametrize("name", sorted(EXPECTED - set(THREAD_VARIANTS)))
 def test_memory_holds_still_from_ready(name, built):
     require(name not in built, f"{name}: {built.get(name)}")
-    argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, PROOF_SLEEP)
-    r = measure(argv, env={**os.environ, **env}, timeout=120, cwd=VARIANTS[name].folder.dir, interval=0.02)
-    assert r.exit_code == 0 and r.ready_n == PROOF_N, (r.outcome(), r.stderr_tail)
-    ratio = overlap.hold_ratio(r.timeline, r.ready_s, PROOF_SLEEP)
+    for sleep in (PROOF_SLEEP, RETRY_SLEEP):
+        argv, env, _ = tasks.run_command(VARIANTS[name], PROOF_N, sleep)
+        folder = VARIANTS[name].folder.dir
+        r = measure(argv, env={**os.environ, **env}, timeout=120, cwd=folder, interval=0.02)
+        assert r.exit_code == 0 and r.ready_n == PROOF_N, (r.outcome(), r.stderr_tail)
+        if not _outlasted(r.ready_s, sleep):
+            break
+    assert not _outlasted(r.ready_s, sleep), f"`ready` after {r.ready_s} s, past a {sleep:g} s sleep: twice"
+    ratio = overlap.hold_ratio(r.timeline, r.ready_s, sleep)
     assert ratio is not None, "no sample between `ready` and the sleep's end"
     held = HOLD_BELOW.get(name, overlap.HELD)
     assert ratio >= held, f"RSS at `ready` is {ratio:.2f} of what the tasks reached later"
