@@ -19,7 +19,7 @@ from runner.capacity.evidence import fits
 from runner.capacity.prior import Prior
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
 from runner.capacity.run import Smaller, _start, answer
-from runner.capacity.search import Found
+from runner.capacity.search import NOISY_TOLERANCE, TOLERANCE, Found
 from runner.judge import diagnose
 from runner.judge.diagnose import STALL_S
 from runner.measure import cgroups
@@ -57,6 +57,14 @@ def _after_a_search(
     return p
 
 
+def within_arithmetic(result: dict) -> float:
+    """How far an answer for the fake may lie from (cap - M(1)) / 1 KiB: 3 % for what the fake adds
+    on top of its KiB a task, plus what the search itself leaves open: a noisy search's bracket is
+    NOISY_TOLERANCE wide, not TOLERANCE (a guest's answer was 4.9 % under the arithmetic with its
+    first failing N 0.2 % under it, 2026-11-27)."""
+    return 0.03 + (NOISY_TOLERANCE - TOLERANCE if result["noisy"] else 0.0)
+
+
 @pytest.mark.serial
 def test_fake_program_fits_what_the_arithmetic_says(searched, tmp_path):
     """The fake holds N KiB on top of an interpreter: under a cap of B it fits (B - M(1)) / 1 KiB
@@ -88,7 +96,7 @@ def test_fake_program_fits_what_the_arithmetic_says(searched, tmp_path):
     assert "× floor" in p.stderr and "cost against the floor: 1 searches" in p.stderr
     base = next(r for r in probes if r["n"] == 1)["cgroup_peak"]
     expected = ((64 << 20) - base) / 1024
-    assert abs(result["max_n"] - expected) / expected < 0.03, (result, expected)
+    assert abs(result["max_n"] - expected) / expected < within_arithmetic(result), (result, expected)
     assert processes_with(FAKE) == [], "an OOM-killed probe leaves no process"
     assert not [
         cg for cg, _, _ in cgroups.run_cgroups() if (cg.path / "cgroup.procs").exists() and ours(cg.pids())

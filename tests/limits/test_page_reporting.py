@@ -114,6 +114,7 @@ def _start(out: Path) -> dict:
 
 
 @pytest.mark.serial
+@pytest.mark.quiet  # the guest group's memrun commands put back the same journal's entries
 def test_a_sweep_holds_it_while_it_runs_and_a_sigkilled_ones_hold_is_put_back_by_the_next_command(tmp_path):
     """The real parameters where this kernel has them: held while a sweep of the fake runs, as its
     start record says, and as they were after it; after a SIGKILL, the next command puts them back

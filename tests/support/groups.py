@@ -18,10 +18,11 @@ seen that way: mark it serial by hand.
 
 The parallel group runs beside the serial one (scripts/test), at the lowest CPU priority: it takes
 the CPU the serial group's sleeping programs leave, and what a serial test measures is run first.
-A serial test that a busy core moves even so (a rate, a latency, how fast threads start) is also
-marked `quiet`: it runs at the end of the serial group, and there waits until the guest group and
-the parallel group, run beside (scripts/test), have ended; a qemu guest under TCG is most of a
-core for minutes.
+A serial test that a busy core moves even so (a rate, a latency, how fast threads start), or
+that another group's memrun commands could preempt (each undoes what a SIGKILLed memrun left: run
+cgroups anywhere, the limits journal the guest group shares), is also marked `quiet`: it runs at
+the end of the serial group, and there waits until the guest group and the parallel group, run
+beside (scripts/test), have ended; a qemu guest under TCG is most of a core for minutes.
 """
 
 from __future__ import annotations

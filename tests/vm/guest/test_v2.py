@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from runner.capacity.search import NOISY_TOLERANCE, TOLERANCE
 from runner.measure import cgroups
 from runner.measure.core import measure
 from tests.support.process import probe
@@ -252,7 +253,10 @@ def test_capacity_of_a_known_cost_from_a_session_scope(tmp_path):
         assert all(p["memory_cap"] == 64 * MiB for p in probes if p.get("kind") == "capacity-probe")
         base = next(p for p in probes if p["n"] == 1)["cgroup_peak"]
         expected = (64 * MiB - base) / 1024  # the fake holds 1 KiB a task
-        assert abs(result["max_n"] - expected) / expected < 0.03, (result, expected)
+        # 3 % for what the fake adds, and a noisy search's wider bracket (tests/capacity/test_run.py)
+        slack = 0.03 + (NOISY_TOLERANCE - TOLERANCE if result["noisy"] else 0.0)
+        assert abs(result["max_n"] - expected) / expected < slack, (result, expected)
+        assert result["first_failing_n"] is None or result["first_failing_n"] > expected * 0.97, result
         _figure("session_fake_capacity_64MiB", {"max_n": result["max_n"], "expected": expected})
     finally:
         shell.kill()
