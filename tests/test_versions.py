@@ -129,9 +129,10 @@ def test_version_builds_never_overwrite_the_default_build(tmp_path):
 @pytest.mark.serial
 def test_bisect_finds_the_changed_version_of_a_fake_series_within_the_build_bound(tmp_path):
     out = tmp_path / "res"
+    # auto: 4,000 tasks of the fake once took 0.3 s to be `ready` (2026-11-28), past a 0.3-s sleep
     p = memrun(
-        "bisect", "fakelib", "fakelib", "1.0.0..1.8.0", "--n", "4000", "--sleep", "0.3", "--out", str(out),
-        tmp_path=tmp_path,
+        "bisect", "fakelib", "fakelib", "1.0.0..1.8.0", "--n", "4000", "--sleep", "auto:0.3",
+        "--out", str(out), tmp_path=tmp_path,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "first changed: fakelib 1.5.0" in p.stdout, p.stdout
