@@ -19,7 +19,7 @@ from runner.capacity.evidence import fits
 from runner.capacity.prior import Prior
 from runner.capacity.probes import CapacityOptions, CapacityProgress, Prober
 from runner.capacity.run import Smaller, _start, answer
-from runner.capacity.search import NOISY_TOLERANCE, TOLERANCE, Found
+from runner.capacity.search import Found
 from runner.judge import diagnose
 from runner.judge.diagnose import STALL_S
 from runner.measure import cgroups
@@ -28,6 +28,7 @@ from runner.results import ResultsDir, RunRecord
 from runner.results.capacity import CapacityResult
 from runner.show.tables.capacity import capacity_markdown
 from runner.tasks.manifest import load_all
+from tests.support.capacity import within_arithmetic
 from tests.support.cli import FIXTURE_TASKS, memrun, rows, run
 from tests.support.process import ours, processes_with, require
 
@@ -55,14 +56,6 @@ def _after_a_search(
         if (where / name).exists():
             shutil.copytree(where / name, tmp_path / name)
     return p
-
-
-def within_arithmetic(result: dict) -> float:
-    """How far an answer for the fake may lie from (cap - M(1)) / 1 KiB: 3 % for what the fake adds
-    on top of its KiB a task, plus what the search itself leaves open: a noisy search's bracket is
-    NOISY_TOLERANCE wide, not TOLERANCE (a guest's answer was 4.9 % under the arithmetic with its
-    first failing N 0.2 % under it, 2026-11-27)."""
-    return 0.03 + (NOISY_TOLERANCE - TOLERANCE if result["noisy"] else 0.0)
 
 
 @pytest.mark.serial

@@ -61,8 +61,8 @@ def _maps_task(tmp_path: Path) -> Path:
 
 
 # Quiet: what a SIGKILLed memrun leaves, any memrun command undoes first, and scripts/test's other
-# groups start one about every second (one of theirs removed this run cgroup before the test's
-# own next command could, 2026-11-27). At the serial group's end no other memrun runs.
+# groups start many (one of theirs removed this run cgroup before the test's own next command
+# could, 2026-11-27). At the serial group's end no other memrun runs.
 @pytest.mark.quiet
 def test_sigkill_mid_run_then_any_command_leaves_nothing(tmp_path):
     _root_with_cgroups()

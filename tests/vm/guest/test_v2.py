@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.capacity.search import NOISY_TOLERANCE, TOLERANCE
 from runner.measure import cgroups
 from runner.measure.core import measure
+from tests.support.capacity import within_arithmetic
 from tests.support.process import probe
 from tests.vm.guest import layouts
 from tests.vm.guest.layouts import CG, USER
@@ -253,9 +253,7 @@ def test_capacity_of_a_known_cost_from_a_session_scope(tmp_path):
         assert all(p["memory_cap"] == 64 * MiB for p in probes if p.get("kind") == "capacity-probe")
         base = next(p for p in probes if p["n"] == 1)["cgroup_peak"]
         expected = (64 * MiB - base) / 1024  # the fake holds 1 KiB a task
-        # 3 % for what the fake adds, and a noisy search's wider bracket (tests/capacity/test_run.py)
-        slack = 0.03 + (NOISY_TOLERANCE - TOLERANCE if result["noisy"] else 0.0)
-        assert abs(result["max_n"] - expected) / expected < slack, (result, expected)
+        assert abs(result["max_n"] - expected) / expected < within_arithmetic(result), (result, expected)
         assert result["first_failing_n"] is None or result["first_failing_n"] > expected * 0.97, result
         _figure("session_fake_capacity_64MiB", {"max_n": result["max_n"], "expected": expected})
     finally:
