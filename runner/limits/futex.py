@@ -60,6 +60,11 @@ def preload_path() -> Path:
     return BUILD_DIR / "tools" / "memrun-futexhash.so"
 
 
+def ensure_preload() -> Path:
+    """The preload library, (re)built when missing or older than its source."""
+    return compiled(SOURCE, preload_path(), what="the futex-hash preload", flags=("-shared", "-fPIC"))
+
+
 def environment(slots: int) -> dict[str, str]:
     """What a run's environment gains: the preload (built on first use) and the size it sets."""
     check_slots(slots)
@@ -68,7 +73,7 @@ def environment(slots: int) -> dict[str, str]:
             f"--futex-hash: this kernel ({os.uname().release}) has no per-process futex hash to "
             "resize (prctl PR_FUTEX_HASH, Linux 6.16+); its futex hash is not the bottleneck here"
         )
-    lib = compiled(SOURCE, preload_path(), what="the futex-hash preload", flags=("-shared", "-fPIC"))
+    lib = ensure_preload()
     preload = " ".join(p for p in (str(lib), os.environ.get("LD_PRELOAD", "")) if p)
     return {"LD_PRELOAD": preload, SLOTS_ENV: str(slots)}
 

@@ -3,8 +3,8 @@ when it works and TCG when not, and never a qemu left behind.
 
 virtme-ng (`vng`) boots the kernel with the host's root as the guest's, read-only, with /var,
 /tmp and /root overlaid (the guest's changes stay in the guest) and one host folder shared
-writable (where the guest leaves its results). Its process tree (vng, a shell, virtme-run, qemu
-and virtiofsd) runs in a process group of its own, recorded in build/vm/guests/ with the memrun
+writable (where the guest leaves its results), both over 9p. Its process tree (vng, a shell,
+virtme-run and qemu) runs in a process group of its own, recorded in build/vm/guests/ with the memrun
 that owns it: Ctrl-C and SIGTERM kill the group at once; after a SIGKILL of memrun, the next
 memrun command finds the record of an owner that is gone, kills the group and says so (recover).
 
@@ -43,7 +43,7 @@ OVERLAID = ("/var", "/tmp", "/root")
 # controllers, watchdogs, SATA CD-ROM, PC speaker and mouse udev loaded one by one before the
 # command could start, with KVM inside the guest, CPU frequency and crypto drivers: 10 of a
 # TCG boot's ~21 s before the command (dmesg: udev settling from 9 s to 27 s, 12 s with these
-# refused). The guest's root is virtiofs, its runs use no device.
+# refused). The guest's root and shared folder are 9p, its runs use no device.
 UNUSED_MODULES = (
     "lpc_ich", "i2c_i801", "i6300esb", "iTCO_wdt", "iTCO_vendor_support", "ahci", "libata", "sr_mod",
     "cdrom", "sg", "psmouse", "pcspkr", "button", "kvm_amd", "kvm_intel", "kvm", "powernow_k8",
@@ -82,7 +82,11 @@ class Guest:
 
     def argv(self, command: str) -> list[str]:
         out = [str(vng()), "-r", str(self.image), "--memory", f"{max(256, self.memory >> 20)}M"]
-        out += ["--cpus", str(self.cpus)]
+        # 9p at once: virtme-ng tries virtiofs first, for the root and again for the shared folder,
+        # and waits 3.1 s each time for a virtiofsd that never starts when the one found is qemu's
+        # C daemon (Debian 12's qemu-system-common), which refuses the Rust daemon's options; then
+        # it takes 9p anyway (6.2 s of every boot here, before qemu started)
+        out += ["--cpus", str(self.cpus), "--force-9p"]
         if not self.kvm:
             out.append("--disable-kvm")
         for d in OVERLAID:

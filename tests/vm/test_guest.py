@@ -1,4 +1,4 @@
-"""runner.vm.guest around the boot: memrun's bytecode is written before each boot; a guest that
+"""runner.vm.guest around the boot: memrun's bytecode and C helpers are made before each boot; a guest that
 dies before its command stored anything (no exit status, virtme-ng's 255) is booted once more and
 said so; a second such death is an error that quotes the guest's console; a guest that stored
 something is joined, whatever its exit.
@@ -14,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from runner.limits import futex
+from runner.measure import launcher
 from runner.results import ResultsDir
 from runner.vm import boot, guest, kernels
+from runner.workloads.connections import client as connections_client
+from runner.workloads.web import client as web_client
 
 
 @pytest.fixture
@@ -37,10 +41,22 @@ def boots(tmp_path, monkeypatch):
     monkeypatch.setattr(guest, "PACKAGE", package)
     outcomes: list[tuple[int, bool]] = []
     made: list[Path] = []
+    helpers = {
+        (launcher, "ensure_launcher"),
+        (futex, "ensure_preload"),
+        (connections_client, "ensure_client"),
+        (web_client, "ensure_client"),
+    }
+    built: set[tuple[object, str]] = set()
+    for module, name in helpers:
+        monkeypatch.setattr(module, name, lambda m=module, n=name: built.add((m, n)))
 
     def fake_run(g: boot.Guest, command: str, timeout=None, capture=False, console=None):
         # memrun's bytecode is there before the guest, which reads the checkout read-only
         assert Path(importlib.util.cache_from_source(str(package / "module.py"))).exists()
+        # and memrun's C helpers (the launcher every run starts from...), which a guest would
+        # otherwise compile under TCG on every boot, its writes lost with it
+        assert built == helpers, helpers - built
         code, store = outcomes.pop(0)
         assert console is not None
         console.write_text(f"boot {len(made) + 1}\nKernel panic - not syncing: test\n")

@@ -79,6 +79,8 @@ def test_each_debian_kernel_line_runs_the_sweep_and_its_rows_land_labelled_with_
     kernels = {s["label"]: s["fingerprint"]["kernel"] for s in starts if s.get("event") == "start"}
     assert kernels == {f"box@{r}": r for r in releases}, kernels
     assert "joined into" in p.stderr
+    # the launcher was built here, before the boots (what a guest builds is lost with its overlay)
+    assert (tmp_path / "build" / "tools" / "memrun-launch").exists()
 
 
 @pytest.mark.slow
