@@ -61,16 +61,13 @@ class GuestSuite:
 
 
 def _prebuild(share: Path) -> Path:
-    """What the guest's memrun commands would otherwise build under TCG, once per test: the
-    launcher and the load client in the host's build/ (for measure() in the guest's pytest), and
-    a build folder of the fixture tasks (the fake, its server) that each guest test copies."""
+    """What the guest's memrun commands would otherwise build under TCG, once per test: memrun's
+    C helpers (runner.vm.guest.build_helpers: the launcher, the load clients) in the host's
+    build/ (for measure() in the guest's pytest), and a build folder of the fixture tasks (the
+    fake, its server) that each guest test copies."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", "runner", "tests"], cwd=ROOT, check=True)
     build = share / "build"
-    tools = (
-        "from runner.measure.launcher import ensure_launcher\n"
-        "from runner.workloads.connections.client import ensure_client\n"
-        "ensure_launcher(); ensure_client()\n"
-    )
+    tools = "from runner.vm.guest import build_helpers\nbuild_helpers()\n"
     fake = (
         "from runner import tasks\n"
         f"assert not tasks.build_all(list(tasks.load_all({str(FIXTURE_TASKS)!r}).values()), print)\n"

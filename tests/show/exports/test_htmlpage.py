@@ -33,7 +33,6 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     require(exe is not None, "chromium is not installed (apt-get install chromium; scripts/bootstrap does)")
     assert exe is not None
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
     flags = [
         "--headless",
         "--no-sandbox",
@@ -43,12 +42,21 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        f"--user-data-dir={profile}",
         "--host-resolver-rules=MAP * ~NOTFOUND",  # offline: a page that needed the network would show it
     ]
-    # A starved Chromium is slow, not broken: in the parallel group (cpu.shares 2, nice 19, beside
-    # a TCG guest that can take both cores) one took longer than 180 s, 2026-11-28
-    return subprocess.run([exe, *flags, *args], capture_output=True, text=True, timeout=900)
+    # Headless Chromium can hang without writing anything: 2026-11-28 one sat at ~1 % CPU for 15 min
+    # with no screenshot, which --virtual-time-budget is known to do now and then (a budget that
+    # never expires), so no call here uses it. A hang is Chromium's, not the page's: it is tried
+    # once more, with a profile of its own, and a second hang fails the test.
+    for attempt in (1, 2):
+        profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+        argv = [exe, *flags, f"--user-data-dir={profile}", *args]
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +97,9 @@ def test_page_holds_what_a_reader_needs(reference_page):
 
 def test_page_renders_in_chromium(reference_page, tmp_path):
     shot = tmp_path / "page.png"
-    # the screenshot after every compositor stage and the page's settling (virtual time): once, in a
-    # suite run beside a TCG guest, the shot had no bar, and the test passed when run again alone
-    settle = ("--run-all-compositor-stages-before-draw", "--virtual-time-budget=10000")
+    # the screenshot after every compositor stage: once, in a suite run beside a TCG guest, the shot
+    # had no bar, and the test passed when run again alone
+    settle = ("--run-all-compositor-stages-before-draw",)
     p = chromium(
         tmp_path, *settle, f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", reference_page.as_uri()
     )

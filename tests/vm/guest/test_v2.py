@@ -297,6 +297,31 @@ def test_connections_from_a_session_scope_charge_server_and_client_apart(tmp_pat
         shell.wait()
 
 
+def test_http_from_a_session_scope_measures_the_server_and_its_client_apart(tmp_path):
+    """The http workload on v2: the server measured in its run cgroup, memrun's load client in a
+    cgroup of its own (on a CPU of its own), each phase's figures from this kernel."""
+    scope = _session_scope()
+    shell = layouts.occupant(scope)
+    out_dir = tmp_path / "res"
+    try:
+        code, _, err = layouts.run_memrun(
+            scope, tmp_path, "sweep", "-r", "fake", "--workload", "http", "--n", "10", "--rate", "100",
+            "--warmup", "1s", "--window", "3s", "--out", str(out_dir),
+        )  # fmt: skip
+        assert code == 0, err
+        (row,) = [json.loads(x) for x in (out_dir / "runs.jsonl").read_text().splitlines()]
+        assert row["verdict"] == "valid", (row["code"], row["reason"])
+        assert row["cgroup_version"] == "v2" and row["params"]["rate"] == [100]
+        client = row["client"]
+        (phase,) = client["phases"]
+        assert abs(phase["achieved_rate"] - 100) <= 1 and phase["wrong"] == 0, phase
+        assert phase["server"]["samples"] > 10 and phase["server"]["peak_cgroup"] > 0
+        assert client["cgroup_peak"] and client["cgroup_peak"] > 0, "the client's own v2 cgroup was read"
+    finally:
+        shell.kill()
+        shell.wait()
+
+
 def _user_scope(name: str) -> Path:
     """A fresh scope, as `systemd-run --user --scope -p Delegate=yes` makes one per command."""
     scope = CG / "user.slice" / f"user-{USER}.slice" / f"user@{USER}.service" / "app.slice" / name
