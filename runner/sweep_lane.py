@@ -5,7 +5,6 @@ re-run when the chosen sleep proved too short after all), and what the sweep's l
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 import threading
 import time
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from runner import tasks
 from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
-from runner.inputs import DEFAULT_SLEEP, SleepSpec
+from runner.inputs import SleepSpec, auto_sleep
 from runner.judge import verdict
 from runner.limits import predict as limit_hits
 from runner.limits import read_limits
@@ -33,11 +32,6 @@ from runner.scheduling.simulate import Exits, priced
 if TYPE_CHECKING:
     from runner.sweep import Cell, Progress, SweepOptions
     from runner.workload import Workload
-
-
-def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
-    """A sleep that outlasts spawning: twice the observed spawn time, rounded up to 5 s."""
-    return float(max(base, 5 * math.ceil(2 * ready_s / 5)))
 
 
 def chosen_sleep(sleep: SleepSpec, prediction: Prediction, n: int, per_task: dict, limits: Limits) -> float:

@@ -29,7 +29,12 @@ from runner.units import format_number
     "'books' in RESULTS; never a figure), then show them beside memrun's split of the same runs.",
 )
 @click.option(
-    "--sleep", type=float, default=3.0, show_default=True, help="Sleep of the --books runs, seconds."
+    "--sleep",
+    type=float,
+    default=3.0,
+    show_default=True,
+    help="Sleep of the --books runs, seconds (a run whose spawn outlasted it "
+    "runs again with the longer sleep --sleep auto would give it).",
 )
 @LABEL_OPTION
 @WAIT_OPTION
@@ -127,7 +132,10 @@ def _run_books(
         for v in with_books:
             for n in sorted({1, *ns}):
                 err(f"books: {v.name} at N={n:,}, sleep {format_number(sleep)} s …")
-                record = books.run(v, n, sleep, label, memory_cap=cap)
+                *superseded, record = books.run_long_enough(v, n, sleep, label, memory_cap=cap)
+                for old in superseded:
+                    err(f"  {old.verdict}: {old.reason}; {old.remedy}")
+                    store.add_run(old)
                 store.add_run(record)
                 found = ", ".join(f"{k} {b / 1024:,.0f} KiB" for k, b in (record.books or {}).items())
                 err(f"  {record.verdict}{': ' + record.reason if record.reason else ''}; {found}")

@@ -1,0 +1,39 @@
+"""runner.books: a books run of the fake (a program of known cost, with a books table of its own),
+and the longer run that follows one whose spawn outlasted its sleep."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from runner import books, tasks
+from runner.tasks.books import read_books
+from tests.support.cli import FIXTURE_TASKS
+
+
+def fake_with_books(**env: str) -> tasks.Variant:
+    """The fixture's fake, built, with books it prints nothing for (the figures are not what is
+    tested here) and the environment given, which a books run adds to the program's."""
+    variant = tasks.load_all(FIXTURE_TASKS)["fake"]
+    assert not tasks.build_all([variant], log=lambda line: None)
+    figure = {"name": "x", "regex": r"^x (\d+)", "unit": "B", "part": "heap"}
+    table = {"what": "none", "env": env, "wait_s": 0.0, "figure": [figure]}
+    return dataclasses.replace(variant, books=read_books(table, "books", Path("task.toml")))
+
+
+@pytest.mark.serial
+def test_a_books_run_whose_spawn_outlasted_its_sleep_is_run_again_longer():
+    variant = fake_with_books(FAKE_SPAWN_S="1.2")
+    first, second = books.run_long_enough(variant, 1000, 0.5, "here")
+    assert first.code == "spawn-outlasted-sleep" and first.superseded, first.reason
+    assert first.remedy == "re-run with sleep 5 s"  # --sleep auto's: twice 1.2 s, up to 5 s
+    assert second.verdict == "valid" and not second.superseded, second.reason
+    assert second.kind == "books" and second.sleep_s == 5.0
+
+
+@pytest.mark.serial
+def test_a_books_run_long_enough_is_run_once():
+    (only,) = books.run_long_enough(fake_with_books(), 1000, 1.0, "here")
+    assert only.verdict == "valid" and only.kind == "books" and not only.superseded
