@@ -20,9 +20,7 @@ from typing import Any
 
 from runner import tasks
 from runner.execute import Execution, execute
-from runner.inputs import auto_sleep
-from runner.limits import predict as limit_hits
-from runner.limits import read_limits
+from runner.judge.rerun import longer_sleep
 from runner.measure import hold
 from runner.measure.cgroups import RunCgroup
 from runner.results import RunRecord
@@ -101,14 +99,9 @@ def run_long_enough(
     take longer than 3 s to start one task. The first is then kept, superseded, as a sweep keeps
     it; no sleep helps where the machine's thread limits stop the spawn (not re-run)."""
     first = run(variant, n, sleep, label, **settings)
-    ready_s = first.result.ready_s if first.result else None
-    if (
-        first.code != "spawn-outlasted-sleep"
-        or ready_s is None
-        or limit_hits(n, variant.per_task, read_limits())
-    ):
+    longer = longer_sleep(first.code, first.result.ready_s if first.result else None, variant, n, sleep)
+    if longer is None:
         return [first]
-    longer = auto_sleep(ready_s, sleep)
     superseded = first.replace(superseded=True, remedy=f"re-run with sleep {longer:g} s")
     return [superseded, run(variant, n, longer, label, **settings)]
 

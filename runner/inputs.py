@@ -88,12 +88,6 @@ class SleepSpec:
         return format_number(self.seconds)
 
 
-def auto_sleep(ready_s: float, base: float = DEFAULT_SLEEP) -> float:
-    """`--sleep auto`'s re-run: a sleep that outlasts spawning, twice the observed spawn time,
-    rounded up to 5 s (and never below the sleep it started from)."""
-    return float(max(base, 5 * math.ceil(2 * ready_s / 5)))
-
-
 _SIZE = re.compile(r"^\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>[kmgt]?)(?P<i>i?)(?P<b>b?)\s*$", re.I)
 _POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
 

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from runner import tasks
 from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
-from runner.inputs import SleepSpec, auto_sleep
+from runner.inputs import SleepSpec
 from runner.judge import verdict
+from runner.judge.rerun import auto_sleep, longer_sleep
 from runner.limits import predict as limit_hits
 from runner.limits import read_limits
 from runner.limits.host import Limits
@@ -333,17 +334,11 @@ def _attempt(
         ctx.store(record, ex.timeline())
         return record, None
     record = _with_need(record, cell, [*ctx.runs(), *before], ctx.opts.workload)
-    # A longer sleep only helps when the limits here let N tasks exist at once; the JVM under
-    # pid_max waits for threads to end before starting more, so no sleep would make it valid.
-    ready_s = ex.result.ready_s
-    retry = (
-        opts.sleep.auto
-        and may_retry
-        and ex.judged.code == "spawn-outlasted-sleep"
-        and ready_s is not None
-        and not limit_hits(cell.n, cell.variant.per_task, read_limits())
+    longer = (
+        longer_sleep(ex.judged.code, ex.result.ready_s, cell.variant, cell.n, opts.sleep.seconds)
+        if opts.sleep.auto and may_retry
+        else None
     )
-    longer = auto_sleep(ready_s, opts.sleep.seconds) if retry and ready_s is not None else None
     if longer is not None:
         record = record.replace(superseded=True, remedy=f"re-run by --sleep auto with sleep {longer:g} s")
         with ctx.lock:
