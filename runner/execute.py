@@ -15,6 +15,7 @@ from typing import Any
 from runner import fingerprint, hostinfo, tasks
 from runner.judge import overlap, verdict
 from runner.limits import futex, page_reporting, read_limits
+from runner.limits.host import Limits
 from runner.measure import RunResult, Sample, Watcher, measure
 from runner.measure.core import AtHold, Watch
 from runner.results import RunRecord
@@ -160,6 +161,10 @@ class Launch:
             variant, n, sleep, settings.env_override, settings.futex_hash, **placeholders
         )
         return cls(variant, n, sleep, settings, argv, env, reasons)
+
+    def limits(self) -> Limits:
+        """The limits this run has: the host's, read now, with the futex hash it asks for."""
+        return futex.as_run_had(read_limits(), self.env)
 
     def prefixed(self, *words: str) -> Launch:
         """The same command run under another (taskset -c CPUS)."""

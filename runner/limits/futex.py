@@ -14,8 +14,10 @@ import ctypes
 import functools
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
+from runner.limits.host import Limits
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
 
@@ -84,6 +86,17 @@ def reason(slots: int) -> str:
         f"--futex-hash {slots}: every process asked the kernel for a futex hash of {slots:,} "
         "buckets (prctl PR_FUTEX_HASH, preloaded), instead of the default sized from the CPUs"
     )
+
+
+def as_run_had(limits: Limits, env: Mapping[str, str]) -> Limits:
+    """The limits a run had, given the environment it ran with: under --futex-hash each of its
+    processes asked for its own futex hash (SLOTS_ENV says how large), so the host's default
+    size, which read_limits() reports, is not the one its threads waited on. Judging a run on the
+    default would name the small hash as the cause of a slowdown that the run had lifted."""
+    slots = env.get(SLOTS_ENV)
+    if not slots or not slots.isdigit():
+        return limits
+    return {**limits, "futex_hash_buckets": int(slots)}
 
 
 def label(label: str, slots: int | None) -> str:

@@ -226,10 +226,14 @@ class Run:
     def reached_hold(self) -> None:
         """`ready N` came: every task waits. Called once, from the run's own thread, right after
         the first sample that follows the line (that sample has read the high-water marks): the
-        hold's snapshot (at_hold, kept as hold_split), then each watcher's held()."""
+        hold's snapshot (at_hold, kept as hold_split; its read of the cgroup is offered to the
+        sampler as a sample's is), then each watcher's held()."""
         self.held = True
         if self.at_hold is not None and self.report.pid is not None:
             self.hold_split = self.at_hold(self.cg.members(self.report.pid), self.cg, self.elapsed)
+            read = dict(self.hold_split.get("cgroup") or {})
+            if isinstance(usage := read.pop("usage", None), int):
+                self.sampler.offer(usage, read, self.companion is not None and self.companion.holding)
         for w in self.watchers:
             w.held(self)
 

@@ -26,7 +26,7 @@ class Sampler:
     threads_max: int = 0
     procs_max: int = 0
     cg_best: int = -1  # highest cgroup usage sampled
-    breakdown: dict[str, int] = field(default_factory=dict)  # at that sample
+    breakdown: dict[str, int] = field(default_factory=dict)  # read last at that usage
     held_best: int = -1
     held: dict[str, int] = field(default_factory=dict)  # highest kernel part while held
 
@@ -51,14 +51,8 @@ class Sampler:
             if cpu is not None:
                 user, system = user + cpu[0], system + cpu[1]
         usage = self.cg.usage()
-        if usage is not None and usage > self.cg_best:
-            self.cg_best = usage
-            self.breakdown = self.cg.breakdown()
-        if usage is not None and holding:
-            held = self.cg.breakdown()
-            kernel = held.get("kernel", 0) + held.get("sock", 0)
-            if kernel > self.held_best:
-                self.held_best, self.held = kernel, held
+        if usage is not None and (usage >= self.cg_best or holding):
+            self.offer(usage, self.cg.breakdown(), holding)
         if procs:
             self.sampled_peak = max(self.sampled_peak or 0, rss)
             self.pte_peak = max(self.pte_peak or 0, pte)
@@ -69,3 +63,16 @@ class Sampler:
         self.timeline.append(point)
         if self.on_sample:
             self.on_sample(point)
+
+    def offer(self, usage: int, breakdown: dict[str, int], holding: bool) -> None:
+        """A read of the cgroup's usage and then its memory.stat, from a sample or from the hold's
+        snapshot: the breakdown kept is the one read last at the highest usage, not the first. The
+        kernel's memory.stat can lag its usage counter right after a fast growth (a CI run read
+        224 MiB of anon beside a usage of 261 MiB at its highest sample, and 261 MiB of anon 25 ms
+        later at the hold), so the later read of the same high level is the truer one. holding: as
+        for sample(), the read also competes for the highest kernel part."""
+        if usage >= self.cg_best:
+            self.cg_best, self.breakdown = usage, breakdown
+        kernel = breakdown.get("kernel", 0) + breakdown.get("sock", 0)
+        if holding and kernel > self.held_best:
+            self.held_best, self.held = kernel, breakdown

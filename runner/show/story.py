@@ -85,6 +85,7 @@ def make_case(
     if source == "its sweep" and "futex_hash_buckets" not in limits and _same_kernel(sweep or {}):
         # recorded before memrun read it; a fact of the kernel and the CPUs, which are the same
         limits = {**limits, "futex_hash_buckets": now.get("futex_hash_buckets")}
+    limits = futex.as_run_had(limits, record.env_extra)
     case = Case(directory, record, timeline, limits, source, per_task, (sweep or {}).get("cpus"))
     r = record.result
     if r is not None and timeline:

@@ -10,6 +10,7 @@ import pytest
 
 from runner.judge import verdict
 from runner.judge.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
+from runner.limits import futex
 from runner.measure import Sample, measure
 from tests.support.here import HERE, JAVA, RUST
 from tests.support.process import probe
@@ -127,6 +128,26 @@ def test_a_timeout_with_every_task_alive_names_no_thread_limit():
     assert v.remedy is not None and v.remedy.startswith("--futex-hash ")
     blocked = replace(r, ready_n=None, ready_s=None)  # still creating: the limit is the story
     assert "vm.max_map_count" in verdict.classify(blocked, 20_000, 19, PYTHON_THREADS, HERE).reason
+
+
+def test_a_run_that_asked_for_a_larger_futex_hash_is_judged_on_it():
+    """A run with --futex-hash 65536 (its environment says so) whose spawn was slow for another
+    reason: the slowdown is told, but not as the 16-bucket default hash it did not have (CI's
+    larger-hash run took 18.7 s while the machine was busy and was told "~894 per bucket")."""
+
+    def threads(t: float) -> float:
+        return 10 + (3000 * t if t <= 5 else 15_000 + 150 * (t - 5))
+
+    tl = timeline(threads, 30.0, step=0.1, user_per_s=0.24, sys_per_s=1.76)
+    default = {**HERE, "futex_hash_buckets": 16}
+    had = futex.as_run_had(default, {futex.SLOTS_ENV: "65536"})
+    assert had["futex_hash_buckets"] == 65536 and default["futex_hash_buckets"] == 16
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits=had)
+    assert d is not None and d.kind == "slowdown" and d.cause is None and "futex" not in d.text
+    r = replace(failed(exit_code=None, signal="SIGKILL", timed_out=True, wall_s=30.0), timeline=tl)
+    v = verdict.classify(r, 100_000, 60, JAVA, had)
+    assert "futex" not in v.reason + (v.remedy or "")
+    assert "futex hash of 16 buckets" in verdict.classify(r, 100_000, 60, JAVA, default).reason
 
 
 def test_slowdown_from_an_old_timeline_uses_the_whole_runs_cpu():

@@ -41,3 +41,13 @@ def test_the_preload_sets_the_size_in_the_process_it_is_loaded_into():
 def test_labels_keep_runs_with_it_apart():
     assert futex.label("box", None) == "box"
     assert futex.label("box", 131072) == "box+futex-hash-131072"
+
+
+def test_a_run_is_judged_on_the_hash_it_asked_for():
+    limits = {"pid_max": 32768, "futex_hash_buckets": 16}
+    assert futex.as_run_had(limits, {futex.SLOTS_ENV: "4096", "LD_PRELOAD": "x.so"}) == {
+        "pid_max": 32768,
+        "futex_hash_buckets": 4096,
+    }
+    assert futex.as_run_had(limits, {"LD_PRELOAD": "x.so"}) is limits  # a plain run: the default
+    assert futex.as_run_had(limits, {futex.SLOTS_ENV: ""}) is limits

@@ -31,5 +31,6 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         port=plan.port,
         held_s=held,
         workload=workload,
+        limits=launch.limits(),
     )
     return launch.execution(timeout, result, judged, client=client.to_json() if client else None)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from runner.judge import verdict
 from runner.judge.verdict import Verdict
+from runner.limits.host import Limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.workload import Workload
@@ -75,14 +76,16 @@ def judge(
     per_task: dict | None = None,
     failures: Sequence[Failure] = (),
     workload: Workload | None = None,
+    limits: Limits | None = None,
     port: int | None = None,
     held_s: float | None = None,
 ) -> Verdict:
     """The run's verdict (see the module docstring for the order of the rules). workload: the one
     the run ran, so that the server's own rules read its limits (the RLIMIT_NOFILE memrun set for
-    N connections, not the one a sleep program inherits) and say its words."""
+    N connections, not the one a sleep program inherits) and say its words; limits: the ones the
+    run had (Launch.limits), None for the ones in force now."""
     sleep = max(hold_s, result.ready_s or 0.0)
-    served = verdict.classify(result, n, sleep, per_task, failures=failures, workload=workload)
+    served = verdict.classify(result, n, sleep, per_task, limits, failures, workload)
     if served.code in ("not-started", "interrupted"):
         return served
     problem = _client_problem(client, n, port)

@@ -13,7 +13,5 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     launch = Launch.of(variant, n, sleep, settings)
     timeout = launch.timeout(default_timeout(sleep))
     result = launch.run(timeout)
-    judged = verdict.classify(
-        result, n, sleep, variant.per_task, failures=variant.failures, workload=workload
-    )
+    judged = verdict.classify(result, n, sleep, variant.per_task, launch.limits(), variant.failures, workload)
     return launch.execution(timeout, result, judged)

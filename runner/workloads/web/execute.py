@@ -151,5 +151,6 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         per_task=variant.per_task,
         failures=variant.failures,
         workload=workload,
+        limits=launch.limits(),
     )
     return launch.execution(timeout, result, judged, client=report.to_json() if report else None)

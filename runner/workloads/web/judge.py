@@ -27,6 +27,7 @@ from typing import Any
 
 from runner.judge import verdict
 from runner.judge.verdict import Verdict
+from runner.limits.host import Limits
 from runner.measure.result import RunResult
 from runner.tasks.manifest import Failure
 from runner.workload import Workload
@@ -155,11 +156,13 @@ def judge(
     per_task: dict | None = None,
     failures: Sequence[Failure] = (),
     workload: Workload | None = None,
+    limits: Limits | None = None,
 ) -> Verdict:
     """The run's verdict (see the module docstring for the order of the rules). workload: the one
     the run ran, so that the server's own rules read its limits (the RLIMIT_NOFILE memrun set for
-    N connections, not the one a sleep program inherits) and say its words."""
-    served = verdict.classify(result, c, 0.0, per_task, failures=failures, workload=workload)
+    N connections, not the one a sleep program inherits) and say its words; limits: the ones the
+    run had (Launch.limits), None for the ones in force now."""
+    served = verdict.classify(result, c, 0.0, per_task, limits, failures, workload)
     if served.code in ("not-started", "interrupted"):
         return served
     stopped = result.stopped_reason
