@@ -24,6 +24,7 @@ def fake_with_books(**env: str) -> tasks.Variant:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_books_run_whose_spawn_outlasted_its_sleep_is_run_again_longer():
     variant = fake_with_books(FAKE_SPAWN_S="1.2")
     first, second = books.run_long_enough(variant, 1000, 0.5, "here")
@@ -34,6 +35,7 @@ def test_a_books_run_whose_spawn_outlasted_its_sleep_is_run_again_longer():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_books_run_long_enough_is_run_once():
     (only,) = books.run_long_enough(fake_with_books(), 1000, 1.0, "here")
     assert only.verdict == "valid" and only.kind == "books" and not only.superseded

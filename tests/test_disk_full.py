@@ -73,6 +73,7 @@ def _grow(disk: Path) -> None:
 # takes ~80 KiB, its timelines points carrying CPU time). The test holds whichever file the disk
 # fills on.
 @pytest.mark.serial  # how far the disk gets depends on how many samples the timelines took
+@pytest.mark.unbuilt
 @pytest.mark.parametrize(
     "sleep, filler_kib",
     [pytest.param("0.5", 0, id="remount-bigger"), pytest.param("1", 48, id="delete-a-file")],

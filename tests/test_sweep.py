@@ -15,6 +15,7 @@ from tests.support.process import processes_with
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_sweep_stores_a_row_per_run_with_figures(tmp_path):
     out = tmp_path / "res"
     p = run(
@@ -36,6 +37,7 @@ def test_sweep_stores_a_row_per_run_with_figures(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_invalid_run_is_kept_with_reason_and_auto_sleep_reruns(tmp_path):
     out = tmp_path / "res"
     env = {"FAKE_SPAWN_S": "1.2"}
@@ -82,6 +84,7 @@ def test_failed_run_is_a_row_not_a_figure(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
     out = tmp_path / "res"
     args = ("sweep", "--n", "1,2,3,4,5", "--sleep", "1", "--out", str(out))
@@ -106,6 +109,7 @@ def test_sigint_keeps_finished_rows_and_resume_runs_only_the_rest(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 @pytest.mark.parametrize("sig", [signal.SIGTERM])
 def test_sigterm_also_kills_the_run(tmp_path, sig):
     out = tmp_path / "res"
@@ -151,6 +155,7 @@ def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_env_settings_are_stored_per_run_and_compare_names_them(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     common = ("sweep", "--wait", "--n", "1k", "--sleep", "0.2", "--repeat", "3")

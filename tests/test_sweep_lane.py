@@ -55,6 +55,7 @@ def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_runs_overlap_only_while_the_others_hold_and_a_thread_limit_cell_runs_alone(tmp_path):
     pid_max = read_limits().get("pid_max")
     assert isinstance(pid_max, int)
@@ -93,6 +94,7 @@ def test_runs_overlap_only_while_the_others_hold_and_a_thread_limit_cell_runs_al
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_jobs_1_runs_one_at_a_time_in_the_planned_order(tmp_path):
     env = _tasks(tmp_path)
     out = tmp_path / "res"
@@ -115,6 +117,7 @@ def _run_cgroups_of(pid: int) -> list[Path]:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_stopped_sweep_with_runs_in_flight_leaves_nothing_and_resume_runs_the_rest(tmp_path):
     env = _tasks(tmp_path)
     out = tmp_path / "res"

@@ -57,6 +57,7 @@ def per_task(got: list[dict], variant: str, n: int) -> float:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_two_versions_of_known_cost_are_told_apart(tmp_path):
     out = tmp_path / "res"
     p = memrun(
@@ -128,6 +129,7 @@ def test_version_builds_never_overwrite_the_default_build(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_bisect_finds_the_changed_version_of_a_fake_series_within_the_build_bound(tmp_path):
     out = tmp_path / "res"
     # auto: 4,000 tasks of the fake once took 0.3 s to be `ready` (2026-11-28), past a 0.3-s sleep

@@ -59,6 +59,7 @@ def _after_a_search(
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_fake_program_fits_what_the_arithmetic_says(searched, tmp_path):
     """The fake holds N KiB on top of an interpreter: under a cap of B it fits (B - M(1)) / 1 KiB
     tasks, with M(1) the cgroup peak of its own N=1 run under the same cap."""
@@ -130,6 +131,7 @@ def test_fake_program_fits_what_the_arithmetic_says(searched, tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_check_that_fails_lowers_the_stored_answer_and_says_why(searched, tmp_path):
     """After a search, the program needs 2 MiB more (FAKE_EXTRA_KIB): the check's run at max N is
     OOM-killed, so the cell is noisy, and the answer moves to an N fitted three times a 5 % step
@@ -150,6 +152,7 @@ def test_a_check_that_fails_lowers_the_stored_answer_and_says_why(searched, tmp_
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_probe_whose_exit_stalls_after_its_sleep_fits_and_the_answer_names_the_stall(tmp_path, monkeypatch):
     """150 threads that never end: after its sleep the fake's exit stalls. The probe is stopped
     once no thread has ended for STALL_S after the sleep (not left to its timeout), judged
@@ -178,6 +181,7 @@ def test_a_probe_whose_exit_stalls_after_its_sleep_fits_and_the_answer_names_the
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_probe_that_runs_out_of_memory_after_its_sleep_does_not_fit(tmp_path, monkeypatch):
     """Its tasks fitted until their sleep was over, then it grew past the cap while they ended:
     OOM-killed, so it did not fit."""
@@ -190,6 +194,7 @@ def test_a_probe_that_runs_out_of_memory_after_its_sleep_does_not_fit(tmp_path, 
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
     """Stopped inside its search (after the two calibration runs and two probes), the search keeps
     every probe; --resume finishes it counting them, and runs none of them again. One budget: the
@@ -218,6 +223,7 @@ def test_ctrl_c_keeps_every_probe_and_resume_repeats_none(tmp_path):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_probe_with_too_short_a_sleep_is_stopped_and_run_again_longer(tmp_path):
     """The history says the fake spawns in a blink; under the test it takes 2.5 s. The first probe
     (sleep 2 s) is stopped at 2 s without `ready`, not left to its timeout, and run once more with

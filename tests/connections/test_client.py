@@ -13,7 +13,8 @@ from runner.workloads.connections.port import free_port
 from tests.support.connections import sockets_on, start_server
 from tests.support.process import processes_with
 
-pytestmark = pytest.mark.serial  # the load client against the fake server, holding the machine lock
+# the load client against the fake server, holding the machine lock; no task program (unbuilt)
+pytestmark = [pytest.mark.serial, pytest.mark.unbuilt]
 
 
 def _wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]

@@ -219,6 +219,7 @@ def test_verdict_does_not_repeat_a_limit_it_already_names():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_real_program_that_stops_creating_threads_is_a_plateau():
     r = measure(probe("threads.py", "plateau", 300), timeout=3)
     assert r.timed_out and max(s.threads for s in r.timeline) == 301
@@ -234,6 +235,7 @@ def test_real_program_that_stops_creating_threads_is_a_plateau():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_real_program_whose_creation_slows_down_is_a_slowdown():
     r = measure(probe("threads.py", "slowdown", 2e-5), timeout=4)
     assert r.timed_out and max(s.threads for s in r.timeline) > 300

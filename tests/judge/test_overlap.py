@@ -63,6 +63,7 @@ def fake() -> tasks.Variant:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_program_that_says_ready_and_exits_is_invalid(fake, monkeypatch):
     monkeypatch.setenv("FAKE_QUIT_AT_READY", "1")
     ex = execute(fake, 1000, 2.0)
@@ -73,6 +74,7 @@ def test_a_program_that_says_ready_and_exits_is_invalid(fake, monkeypatch):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_memory_that_arrives_after_ready_shows_in_the_hold_ratio(fake, monkeypatch):
     # 40 MiB touched over 1 s after `ready`, against the interpreter's ~10 MB: a ratio near 0.2
     monkeypatch.setenv("FAKE_LATE_S", "1.0")

@@ -30,6 +30,7 @@ def _write(owner: Owner, entries: list[journal.Entry]) -> None:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_dead_owners_raised_value_is_restored_once_and_said_in_one_line():
     require(os.geteuid() == 0 and os.access(MAP_COUNT, os.W_OK), "root with a writable /proc/sys")
     require(not journal.journal_path().exists(), "no journal of a real sweep in the way")
@@ -48,6 +49,7 @@ def test_a_dead_owners_raised_value_is_restored_once_and_said_in_one_line():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_live_owners_journal_is_left_alone():
     require(os.geteuid() == 0, "root")
     require(not journal.journal_path().exists(), "no journal of a real sweep in the way")

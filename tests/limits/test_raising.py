@@ -36,6 +36,7 @@ def _can_write_sysctl() -> bool:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_raised_limits_raises_a_little_and_restores():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     before = _read_map_count()
@@ -53,6 +54,7 @@ def test_raised_limits_raises_a_little_and_restores():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_raised_limits_restores_when_the_body_raises():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     before = _read_map_count()
@@ -64,6 +66,7 @@ def test_raised_limits_restores_when_the_body_raises():
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_raised_limits_restores_on_sigterm():
     require(_can_write_sysctl(), "root with a writable /proc/sys")
     require(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, "default SIGTERM disposition")
@@ -203,6 +206,7 @@ def _can_write(path: Path) -> bool:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_raised_limits_for_connections_raises_somaxconn_and_restores_it():
     require(_can_write(SOMAXCONN), "root with a writable net.core.somaxconn")
     with _machine_lock():
@@ -232,6 +236,7 @@ with raising.raised_limits(int(sys.argv[1]), [{}], print, workload=get("connecti
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_sigkilled_connections_raise_is_restored_by_the_next_command(tmp_path):
     """fs.nr_open and net.core.somaxconn raised by a process killed with SIGKILL stay raised (no
     finally runs), and the next memrun command puts both back from the journal."""

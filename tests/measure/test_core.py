@@ -14,7 +14,8 @@ from runner.measure import MIB, measure
 from runner.measure.cgroups import detect
 from tests.support.process import default_sigint, marker, probe, processes_with, require
 
-pytestmark = pytest.mark.serial  # the core measured in this process: figures, timeouts, timelines
+# the core measured in this process: figures, timeouts, timelines; no task program (unbuilt)
+pytestmark = [pytest.mark.serial, pytest.mark.unbuilt]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ from runner.results import RunRecord
 from tests.support.cprobe import build
 
 KiB = 1024
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.unbuilt]
 SLEEP = 1.0
 
 

@@ -41,6 +41,7 @@ class Seen(Watcher):
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_run_is_launched_stepped_and_finished_and_its_watchers_see_each_phase():
     code = "import time; time.sleep(0.4); print('ready 3', flush=True); time.sleep(0.6)"
     seen = Seen()
@@ -61,6 +62,7 @@ def test_a_run_is_launched_stepped_and_finished_and_its_watchers_see_each_phase(
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_watcher_stops_a_run_as_ctrl_c_does_and_nothing_of_it_is_left():
     mark = marker()
     code = f"import os, time\nif os.fork() == 0: os.setsid()\ntime.sleep(1000)  # {mark}"

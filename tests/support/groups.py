@@ -37,13 +37,17 @@ from typing import Any
 
 import pytest
 
-from runner import lock
+from runner import lock, paths
 from runner.limits import journal, page_reporting
 from runner.measure import cgroups
 from runner.vm import boot
 
 MARK = "serial"
 QUIET = "quiet"
+UNBUILT = "unbuilt"
+# scripts/test sets this while `memrun setup` builds the task programs beside the serial group's
+# `unbuilt` tests, whose MEMRUN_BUILD is then a folder of their own (empty at the start)
+BUILDS_PENDING_ENV = "MEMRUN_TEST_BUILDS_PENDING"
 LONGEST = "longest"
 # scripts/test holds these files locked while the guest group and the parallel group run beside
 # the serial group
@@ -54,6 +58,12 @@ RUNNING_ENVS = (GUESTS_RUNNING_ENV, PARALLEL_RUNNING_ENV)
 
 def is_serial(node: pytest.Item) -> bool:
     return node.get_closest_marker(MARK) is not None
+
+
+def is_late(node: pytest.Item) -> bool:
+    """A guest test or a `quiet` one: neither can run in the serial group's `unbuilt` first part,
+    which runs beside the guest group."""
+    return node.get_closest_marker("guest") is not None or node.get_closest_marker(QUIET) is not None
 
 
 def ordered(items: list[pytest.Item]) -> None:
@@ -87,6 +97,17 @@ def after_the_others(node: pytest.Item) -> float | None:
             fcntl.flock(f, fcntl.LOCK_SH)
             waited += time.monotonic() - t0
     return waited
+
+
+def built_task_programs() -> list[str]:
+    """While the task programs are being built (BUILDS_PENDING_ENV): the folders of tasks/ that a
+    test built into its own build folder (runner.paths.BUILD_DIR, empty when the `unbuilt` part
+    began). An `unbuilt` test runs only fakes and probes; one that builds a task program would
+    run a real runtime beside the builds, on a copy built again for it: the mark is wrong."""
+    if not os.environ.get(BUILDS_PENDING_ENV) or not paths.BUILD_DIR.is_dir():
+        return []
+    folders = {p.name for p in paths.TASKS_DIR.iterdir() if (p / "task.toml").is_file()}
+    return sorted(p.name for p in paths.BUILD_DIR.iterdir() if p.name in folders)
 
 
 def _noting(seen: list[str], what: str, real: Callable[..., Any]) -> Callable[..., Any]:

@@ -81,6 +81,7 @@ def _per_chunk_kib(records: list[Any]) -> float:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_workload_with_its_own_parameter_runs_through_sweep_and_capacity(chunks, tmp_path):
     require(cgroups.detect()[0] is not None, "a memory cgroup controller")
     variant = _variant(tmp_path)

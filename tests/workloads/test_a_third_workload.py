@@ -53,6 +53,7 @@ def buffers() -> Iterator[Workload]:
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp_path):
     variant = holder(tmp_path, "holder", PROGRAM, "buffers", "N buffers of 16 KiB held for SLEEP seconds")
 

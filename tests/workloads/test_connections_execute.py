@@ -13,7 +13,7 @@ from runner.units import KIB
 from tests.support.connections import KNOWN_KIB, fake, machine  # noqa: F401  (fixtures)
 from tests.support.process import require
 
-pytestmark = pytest.mark.serial  # per-connection figures, holding the machine lock
+pytestmark = [pytest.mark.serial, pytest.mark.unbuilt]  # per-connection figures, holding the machine lock
 
 HOLD = 1.0
 

@@ -18,6 +18,7 @@ REFERENCE = ROOT / "tests" / "fixtures" / "reference-10"  # the first reference 
 
 
 @pytest.mark.serial
+@pytest.mark.unbuilt
 def test_plot_rebuilds_the_figures_from_stored_results_without_running_anything(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(REFERENCE, data)
