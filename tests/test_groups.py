@@ -109,3 +109,21 @@ def test_a_leftover_process_of_another_group_is_not_this_ones(monkeypatch):
         for _, p in started.values():
             p.kill()
             p.wait()
+
+
+def test_an_unbuilt_test_that_builds_a_task_folder_is_named(tmp_path, monkeypatch):
+    """While the builds run (BUILDS_PENDING_ENV), a folder of tasks/ in the unbuilt part's own build
+    folder is a test's doing; the fakes' folders and memrun's tools are not task programs."""
+    tasks, build = tmp_path / "tasks", tmp_path / "build"
+    for name in ("go", "rust-threads"):
+        (tasks / name).mkdir(parents=True)
+        (tasks / name / "task.toml").write_text("")
+    (tasks / "notes").mkdir()  # no manifest: not a task folder
+    for name in ("fake", "tools", "notes", "go"):
+        (build / name).mkdir(parents=True)
+    monkeypatch.setattr(groups.paths, "TASKS_DIR", tasks)
+    monkeypatch.setattr(groups.paths, "BUILD_DIR", build)
+    monkeypatch.delenv(groups.BUILDS_PENDING_ENV, raising=False)
+    assert groups.built_task_programs() == []  # the real build folder after the builds: not looked at
+    monkeypatch.setenv(groups.BUILDS_PENDING_ENV, "1")
+    assert groups.built_task_programs() == ["go"]

@@ -23,6 +23,11 @@ that another group's memrun commands could preempt (each undoes what a SIGKILLed
 cgroups anywhere, the limits journal the guest group shares), is also marked `quiet`: it runs at
 the end of the serial group, and there waits until the guest group and the parallel group, run
 beside (scripts/test), have ended; a qemu guest under TCG is most of a core for minutes.
+
+A serial test that runs no task program of tasks/ (fakes and probes only) is also marked
+`unbuilt`: it runs in the serial group's first part, while `memrun setup` builds the task
+programs, with a build folder of its own; one that builds a folder of tasks/ there fails
+(built_task_programs).
 """
 
 from __future__ import annotations
