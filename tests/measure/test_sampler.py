@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 from runner.measure.sampler import Sampler
@@ -47,3 +48,19 @@ def test_the_holds_snapshot_competes_as_a_sample_does():
     assert s.breakdown == snapshot and s.held == snapshot and s.held_best == 7
     s.offer(100 * MIB, {"anon": 0, "kernel": 9}, holding=False)  # lower, and nothing held
     assert s.breakdown == snapshot and s.held_best == 7
+
+
+def test_a_point_is_stamped_as_its_reads_begin():
+    """The RSS a point sums is never older than its time: a sampler held up in the cgroup's reads
+    after the processes' stamps the point before them (a point stamped after `ready` must not
+    carry an RSS read before it)."""
+
+    class _Slow(_Cgroup):
+        def usage(self) -> int:
+            time.sleep(0.05)
+            return super().usage()
+
+    t0 = time.monotonic()
+    s = Sampler(_Slow([(MIB, {})]))  # type: ignore[arg-type]
+    s.sample(t0, 1, holding=False)
+    assert time.monotonic() - t0 - s.timeline[0].t >= 0.05
