@@ -205,6 +205,11 @@ def test_ready_comes_with_every_thread_asleep(name, built):
     assert states.get("R", 0) <= RUNNABLE_AT_MOST * total, states
 
 
+# Quiet: what a runtime does beside its tasks (a JIT's compiler threads, a collector) runs when the
+# core lets it, and beside a guest that can be after `ready`, where it counts as memory that
+# arrived late. Bun's RSS at `ready` was 0.93 of its hold's in a full run (38 MB, of which its
+# 2,000 tasks are about 2 MB), and 0.998-1.000 in 20 runs beside two busy loops.
+@pytest.mark.quiet
 @pytest.mark.parametrize("name", sorted(EXPECTED - set(THREAD_VARIANTS)))
 def test_memory_holds_still_from_ready(name, built):
     require(name not in built, f"{name}: {built.get(name)}")
