@@ -311,15 +311,3 @@ def test_ctrl_c_on_memrun_measure_leaves_no_process(tmp_path):
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130 and "interrupted" in err
     assert processes_with(mark) == []
-
-
-def test_timeline_records_the_trees_cpu_time():
-    # 0.6 s of user CPU, then `ready 1` and 0.5 s idle: the last samples show it all, and CPU time
-    # never goes back
-    r = measure(probe("threads.py", "spin", 0.6), interval=0.05)
-    assert r.exit_code == 0 and r.ready_n == 1
-    cpu = [(s.user_s, s.sys_s) for s in r.timeline if s.procs]
-    assert cpu and all(u is not None and s is not None for u, s in cpu)
-    users = [u for u, _ in cpu]
-    assert users == sorted(users) and 0.5 <= users[-1] <= 0.9, cpu[-3:]
-    assert r.timeline[-1].row()[5:] == [r.timeline[-1].user_s, r.timeline[-1].sys_s]

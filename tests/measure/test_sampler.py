@@ -5,7 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+import pytest
+
+from runner.measure import measure
 from runner.measure.sampler import Sampler
+from tests.support.process import probe
 
 MIB = 1 << 20
 
@@ -64,3 +68,18 @@ def test_a_point_is_stamped_as_its_reads_begin():
     s = Sampler(_Slow([(MIB, {})]))  # type: ignore[arg-type]
     s.sample(t0, 1, holding=False)
     assert time.monotonic() - t0 - s.timeline[0].t >= 0.05
+
+
+# Serial, and not `unbuilt`: the CPU time a probe takes in a given wall time is what a busy core
+# moves (beside the builds it got 0.33 s of user CPU in its 0.6 s).
+@pytest.mark.serial
+def test_timeline_records_the_trees_cpu_time():
+    # 0.6 s of user CPU, then `ready 1` and 0.5 s idle: the last samples show it all, and CPU time
+    # never goes back
+    r = measure(probe("threads.py", "spin", 0.6), interval=0.05)
+    assert r.exit_code == 0 and r.ready_n == 1
+    cpu = [(s.user_s, s.sys_s) for s in r.timeline if s.procs]
+    assert cpu and all(u is not None and s is not None for u, s in cpu)
+    users = [u for u, _ in cpu]
+    assert users == sorted(users) and 0.5 <= users[-1] <= 0.9, cpu[-3:]
+    assert r.timeline[-1].row()[5:] == [r.timeline[-1].user_s, r.timeline[-1].sys_s]
