@@ -207,8 +207,8 @@ def test_ready_comes_with_every_thread_asleep(name, built):
 
 # Quiet: what a runtime does beside its tasks (a JIT's compiler threads, a collector) runs when the
 # core lets it, and beside a guest that can be after `ready`, where it counts as memory that
-# arrived late. Bun's RSS at `ready` was 0.93 of its hold's in a full run (38 MB, of which its
-# 2,000 tasks are about 2 MB), and 0.998-1.000 in 20 runs beside two busy loops.
+# arrived late. Bun's RSS at `ready` was 0.93 of its hold's in a full run, and 0.998-1.000 in 20
+# runs of ~38 MB beside two busy loops (what its 2,000 tasks take of that was not measured).
 @pytest.mark.quiet
 @pytest.mark.parametrize("name", sorted(EXPECTED - set(THREAD_VARIANTS)))
 def test_memory_holds_still_from_ready(name, built):
