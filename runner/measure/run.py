@@ -214,8 +214,7 @@ class Run:
             self.reason = EXITED
             return self.reason
         ready = self.output.ready_at is not None
-        holding = self.companion is not None and ready and self.companion.holding
-        self.sampler.sample(self.report.t_fork or 0.0, self.report.pid or 0, holding)
+        self.sampler.sample(self.report.t_fork or 0.0, self.report.pid or 0, ready and self._holding())
         if ready and not self.held:
             self.reached_hold()
         self.reason = self._why_stop()
@@ -233,9 +232,13 @@ class Run:
             self.hold_split = self.at_hold(self.cg.members(self.report.pid), self.cg, self.elapsed)
             read = dict(self.hold_split.get("cgroup") or {})
             if isinstance(usage := read.pop("usage", None), int):
-                self.sampler.offer(usage, read, self.companion is not None and self.companion.holding)
+                self.sampler.offer(usage, read, self._holding())
         for w in self.watchers:
             w.held(self)
+
+    def _holding(self) -> bool:
+        """Whether a companion holds what it opened now (the sampler's `holding`, once `ready`)."""
+        return self.companion is not None and self.companion.holding
 
     def _why_stop(self) -> str | None:
         """Whether the run must stop now, and why: the companion gave up, a watcher or the watch
