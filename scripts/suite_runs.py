@@ -16,6 +16,7 @@ record existed carry "transcribed": copied from the logs of their runs into FILE
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import re
@@ -47,15 +48,23 @@ def counted(prefix: str) -> dict[str, Any]:
 
 
 def record(
-    file: Path, prefix: str | None, wall_s: float, groups: dict[str, float], where: str
+    file: Path,
+    prefix: str | None,
+    wall_s: float,
+    groups: dict[str, float],
+    where: str,
+    commit: str | None = None,
 ) -> dict[str, Any]:
-    """Append this run's line to file and return it; prefix None: a quick start's (no tests)."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
-    ).stdout.strip()
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT, check=False).returncode != 0
+    """Append this run's line to file and return it; prefix None: a quick start's (no tests).
+    commit None: this checkout's HEAD, "+changes" when its files differ from it."""
+    if commit is None:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT, check=False).returncode != 0
+        commit = head + ("+changes" if dirty else "")
     line = {
-        "commit": commit + ("+changes" if dirty else ""),
+        "commit": commit,
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
         "where": where,
         "wall_s": round(wall_s),
@@ -135,31 +144,55 @@ def write(readme: Path) -> None:
     readme.write_text(text)
 
 
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="suite_runs.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="what", required=True)
+    rec = sub.add_parser("record", help="append one run's line to FILE")
+    rec.add_argument("file", type=Path)
+    rec.add_argument("--wall", type=float, required=True, help="the command's wall time, in seconds")
+    rec.add_argument("--junit", help="scripts/test's JUnit prefix (none: a quick start's line)")
+    rec.add_argument("--group", action="append", default=[], metavar="NAME=S", help="a group's wall time")
+    rec.add_argument("--where", default="", help="how the clone was made (MEMRUN_TEST_WHERE)")
+    rec.add_argument("--commit", help="the commit that ran, when it is not this checkout's HEAD (a CI run's)")
+    for name, help_ in (
+        ("table", "print the table of FILE's runs, in Markdown"),
+        ("write", "make README's tables again from their files"),
+        ("check", "exit 1 naming each table of README that is not its file's"),
+    ):
+        sub.add_parser(name, help=help_).add_argument("file", type=Path)
+    return parser
+
+
+def _group(text: str) -> tuple[str, float]:
+    name, sep, seconds = text.partition("=")
+    if not sep or name not in GROUPS:
+        raise SystemExit(
+            f"suite_runs.py: --group takes NAME=S with NAME one of {', '.join(GROUPS)}, not {text!r}"
+        )
+    return name, float(seconds)
+
+
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["record"] and len(argv) >= 2:
-        args = argv[2:]
-        opts: dict[str, list[str]] = {}
-        while args:
-            key, value, args = args[0], args[1], args[2:]
-            opts.setdefault(key, []).append(value)
-        groups = dict((kv.split("=", 1)[0], float(kv.split("=", 1)[1])) for kv in opts.get("--group", []))
-        junit = opts.get("--junit", [None])[0]  # none: the quick start's line
-        line = record(Path(argv[1]), junit, float(opts["--wall"][0]), groups, opts.get("--where", [""])[0])
-        print(f"test: recorded in {argv[1]}: {line['commit']}, {minutes(line['wall_s'])}", file=sys.stderr)
+    args = _parser().parse_args(argv)
+    if args.what == "record":
+        groups = dict(_group(g) for g in args.group)
+        line = record(args.file, args.junit, args.wall, groups, args.where, commit=args.commit)
+        print(f"test: recorded in {args.file}: {line['commit']}, {minutes(line['wall_s'])}", file=sys.stderr)
         return 0
-    if argv[:1] == ["table"] and len(argv) == 2:
-        print(table(load(Path(argv[1]))), end="")
+    if args.what == "table":
+        print(table(load(args.file)), end="")
         return 0
-    if argv[:1] == ["write"] and len(argv) == 2:
-        write(Path(argv[1]))
+    if args.what == "write":
+        write(args.file)
         return 0
-    if argv[:1] == ["check"] and len(argv) == 2:
-        bad = stale(Path(argv[1]))
-        for b in bad:
-            print(f"stale: {b} (python scripts/suite_runs.py write {argv[1]})", file=sys.stderr)
-        return 1 if bad else 0
-    print(__doc__.strip().splitlines()[2], file=sys.stderr)
-    return 2
+    bad = stale(args.file)
+    for b in bad:
+        print(f"stale: {b} (python scripts/suite_runs.py write {args.file})", file=sys.stderr)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -68,3 +68,18 @@ def test_a_run_is_recorded_from_its_junit_files_and_shown_beside_its_quick_start
         "| purged | 11 min 40 s | 15 min 0 s | builds 90 s, serial 500 s | 1 passed, 1 failed, 1 skipped |"
         in rows[0]
     )
+
+
+def test_a_run_made_elsewhere_is_recorded_under_its_commit_and_a_wrong_call_is_refused(tmp_path):
+    """CI's run is recorded from its JUnit files afterwards, under the commit it ran; a call
+    without --wall or with an unknown group writes nothing and says why."""
+    record = tmp_path / "runs.jsonl"
+    script = [sys.executable, str(ROOT / "scripts" / "suite_runs.py")]
+    ci = [*script, "record", str(record), "--wall", "1046", "--commit", "6ccda44", "--where", "CI"]
+    subprocess.run(ci, check=True, capture_output=True)
+    assert suite_runs.load(record)[0]["commit"] == "6ccda44"
+    for bad in (["--where", "CI"], ["--wall", "9", "--group", "lunch=9"]):
+        p = subprocess.run([*script, "record", str(record), *bad], capture_output=True, text=True)
+        assert p.returncode != 0 and "Traceback" not in p.stderr, p.stderr
+        assert ("--wall" in p.stderr) if "--wall" not in bad else ("lunch" in p.stderr)
+    assert len(suite_runs.load(record)) == 1
