@@ -17,7 +17,7 @@ import bisect
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,7 +48,7 @@ class Diagnosis:
     at_s: float  # seconds since fork of that moment
     limit: str | None = None  # limits key (thread_capacities) the count stopped at
     capacity: int | None = None  # how many threads that limit allows
-    peak_rate: float | None = None  # threads created per second, early
+    peak_rate: float | None = None  # threads created per second (of wall or CPU time: text), early
     late_rate: float | None = None  # and late
     kernel_share: float | None = None  # system CPU / all CPU over the slow part (or the whole run)
     cpu_busy: float | None = None  # CPUs busy on average over the slow part
@@ -301,6 +301,65 @@ def stall(points: Sequence[Sample], slept: float) -> Diagnosis | None:
     )
 
 
+def _cpu_at(points: Sequence[Sample], t: float) -> float | None:
+    """The tree's CPU seconds (user + system) at time t, interpolated; None outside the samples
+    that have CPU times."""
+    cpu = [p for p in points if p.user_s is not None and p.sys_s is not None]
+    if not cpu or not cpu[0].t <= t <= cpu[-1].t:
+        return None
+    i = max(1, bisect.bisect_left([p.t for p in cpu], t))
+    if i == len(cpu):
+        i -= 1
+    a, b = cpu[i - 1], cpu[i]
+    at, bt = a.user_s + a.sys_s, b.user_s + b.sys_s  # type: ignore[operator]
+    f = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
+    return at + f * (bt - at)
+
+
+Clock = Callable[[float], "float | None"]
+
+
+def _collapse(
+    creating: Sequence[Sample], start: float, end: float, clock: Clock, least: float
+) -> tuple[float, float, float, int] | None:
+    """(peak rate in the first half, late rate, when and at how many threads it fell below
+    1/COLLAPSE of the peak) of threads created per unit of `clock` (wall seconds, or the tree's CPU
+    seconds), or None when the late rate is not 1/COLLAPSE of the peak or less. A window over which
+    `clock` advanced less than `least` has no rate."""
+    period = end - start
+    width = period / WINDOWS
+    windows = []  # (start, threads alive at start, rate)
+    t = start
+    while t + width <= end + 1e-9:
+        c0, c1 = clock(t), clock(t + width)
+        if c0 is not None and c1 is not None and c1 - c0 >= least:
+            a, b = _count_at(creating, t), _count_at(creating, t + width)
+            windows.append((t, int(a), (b - a) / (c1 - c0)))
+        t += width
+    if len(windows) < 4:
+        return None
+    late_from = end - LATE_SHARE * period
+    c0, c1 = clock(late_from), clock(end)
+    if c0 is None or c1 is None or c1 - c0 < least:
+        return None
+    late_rate = (_count_at(creating, end) - _count_at(creating, late_from)) / (c1 - c0)
+    early = [w for w in windows if w[0] < start + period / 2 - 1e-9]
+    if not early:
+        return None
+    peak_at, peak_rate = max(enumerate(rate for _, _, rate in early), key=lambda x: x[1])
+    if late_rate <= 0 or peak_rate < COLLAPSE * late_rate:
+        return None
+    # the fall comes after the peak: a window before it that was slow (a starved start) is not it
+    fall_t, fall_threads = next(
+        ((t, a) for t, a, rate in windows[peak_at + 1 :] if rate < peak_rate / COLLAPSE), windows[-1][:2]
+    )
+    return peak_rate, late_rate, fall_t, fall_threads
+
+
+# A window's CPU rate needs this much CPU time in it: /proc's clock ticks are 10 ms.
+MIN_WINDOW_CPU_S = 0.1
+
+
 def _slowdown(
     creating: Sequence[Sample],
     points: Sequence[Sample],
@@ -309,33 +368,28 @@ def _slowdown(
     user_s: float | None,
     sys_s: float | None,
 ) -> Diagnosis | None:
-    """The creation rate fell to 1/COLLAPSE of its early peak or less while threads kept coming."""
+    """The creation rate fell to 1/COLLAPSE of its early peak or less while threads kept coming:
+    per second of wall time, or else per second of the tree's CPU time. The second is the cost of
+    a thread, which the machine's pace does not move: a busy core beside java-threads at 20,000
+    halved its early wall rate (CPU-bound then) and left its late one (serialised on the futex
+    hash's locks), so the fall per wall second was 1.6-2.5x and per CPU second 3-5x."""
     period = end - start
     if period < MIN_CREATING_S or len(creating) < 8:
         return None
-    width = period / WINDOWS
-    windows = []  # (start, threads alive at start, rate)
-    t = start
-    while t + width <= end + 1e-9:
-        a, b = _count_at(creating, t), _count_at(creating, t + width)
-        windows.append((t, int(a), (b - a) / width))
-        t += width
-    if len(windows) < 4:
+    per_cpu = ""
+    found = _collapse(creating, start, end, lambda t: t, 0.0)
+    if found is None:
+        found = _collapse(creating, start, end, lambda t: _cpu_at(points, t), MIN_WINDOW_CPU_S)
+        per_cpu = " of CPU time"
+    if found is None:
         return None
-    peak_rate = max(rate for _, _, rate in windows[: len(windows) // 2])
-    late_from = end - LATE_SHARE * period
-    late_rate = (_count_at(creating, end) - _count_at(creating, late_from)) / (end - late_from)
-    if late_rate <= 0 or peak_rate < COLLAPSE * late_rate:
-        return None
-    fall_t, fall_threads = next(
-        ((t, a) for t, a, rate in windows if rate < peak_rate / COLLAPSE), windows[-1][:2]
-    )
+    peak_rate, late_rate, fall_t, fall_threads = found
     split = _cpu_split(points, fall_t, end)
     whole = ""
     if split is None and user_s is not None and sys_s is not None and user_s + sys_s > 0:
         split, whole = (sys_s / (user_s + sys_s), math.nan), " (whole run)"
     text = (
-        f"thread creation fell from {rounded(peak_rate)}/s to {rounded(late_rate)}/s "
+        f"thread creation fell from {rounded(peak_rate)}/s to {rounded(late_rate)}/s{per_cpu} "
         f"past {short_count(fall_threads)} threads"
     )
     if split is not None:

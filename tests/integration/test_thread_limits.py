@@ -212,6 +212,8 @@ def test_java_threads_stall_on_the_futex_hash_and_a_larger_one_lifts_it(tmp_path
     p, (plain,) = sweep(tmp_path / "plain", *args, "--timeout", str(plain_timeout), timeout=200)
     assert p.returncode == 0, p.stderr
     assert "MEMRUN_FUTEX_HASH_SLOTS" not in plain["env_extra"]
+    # Beside a busy core its wall rate fell only 1.6-2.5x (a full run once told only the timeout);
+    # the judge reads the fall per CPU second too (tests/judge/test_diagnose.py)
     if plain["verdict"] != "valid":  # the stall: its reason names the futex hash, from the timeline
         assert f"futex hash of {host.futex_hash_buckets()} buckets" in plain["reason"], plain["reason"]
         assert plain["remedy"].startswith("--futex-hash 32768"), plain["remedy"]

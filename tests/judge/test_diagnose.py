@@ -4,6 +4,7 @@ runs of a probe that stops creating threads and of one whose creation slows down
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -12,6 +13,7 @@ from runner.judge import verdict
 from runner.judge.diagnose import cpu_rates, diagnose, net_rates, rounded, short_count
 from runner.limits import futex
 from runner.measure import Sample, measure
+from tests.support.cli import ROOT
 from tests.support.here import HERE, JAVA, RUST
 from tests.support.process import probe
 from tests.support.runs import JAVA_FAILURES, failed
@@ -148,6 +150,89 @@ def test_a_run_that_asked_for_a_larger_futex_hash_is_judged_on_it():
     v = verdict.classify(r, 100_000, 60, JAVA, had)
     assert "futex" not in v.reason + (v.remedy or "")
     assert "futex hash of 16 buckets" in verdict.classify(r, 100_000, 60, JAVA, default).reason
+
+
+def _cpu_clock(tl: list[Sample], cpu_at, kernel: float = 0.7) -> list[Sample]:
+    """tl with the tree's CPU seconds at t given by cpu_at(t), `kernel` of it in the kernel."""
+    return [replace(s, user_s=cpu_at(s.t) * (1 - kernel), sys_s=cpu_at(s.t) * kernel) for s in tl[1:]]
+
+
+def test_a_thread_costing_ever_more_cpu_is_a_slowdown_though_the_start_was_starved():
+    """Each thread costs 5x the CPU late that it cost early (6,000 threads per CPU second, then
+    1,200), but the program had 0.3 CPUs for its first 4 s and a whole one after: per wall second
+    1,800/s then 1,200/s, no collapse. The fall per CPU second is the futex hash's; it is named."""
+
+    def cpu(t: float) -> float:
+        return 0.3 * t if t <= 4 else 1.2 + (t - 4)
+
+    def threads(t: float) -> float:
+        return 10 + 6000 * cpu(t) if t <= 4 else 10 + 7200 + 1200 * (cpu(t) - 1.2)
+
+    tl = _cpu_clock(timeline(threads, 12.0, step=0.05), cpu)
+    d = diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits={**HERE, "futex_hash_buckets": 16})
+    assert d is not None and d.kind == "slowdown" and d.cause == "futex-hash", d
+    assert d.text.startswith("thread creation fell from 6,000/s to 1,200/s of CPU time past ")
+    assert 6000 <= d.threads <= 7210, d.threads  # in the window where the cost rose (7,210 at 4 s)
+
+
+def test_a_starved_start_whose_threads_cost_the_same_is_no_slowdown():
+    """3,000 threads per CPU second throughout, 0.3 CPUs for 4 s and one after: the wall rate
+    rises, the cost per thread holds, and there is nothing to tell."""
+
+    def cpu(t: float) -> float:
+        return 0.3 * t if t <= 4 else 1.2 + (t - 4)
+
+    tl = _cpu_clock(timeline(lambda t: 10 + 3000 * cpu(t), 12.0, step=0.05), cpu)
+    assert (
+        diagnose(tl, n=100_000, sleep_s=60, per_task=JAVA, limits={**HERE, "futex_hash_buckets": 16}) is None
+    )
+
+
+def test_the_fall_is_placed_after_the_peak_not_at_a_slow_first_second():
+    """400 threads/s for a second (the program starved), 4,000/s for one, then 600/s: the fall is
+    past the peak's 4,400 threads, not past the first second's few (a run beside two busy loops
+    was told "past 1 threads")."""
+
+    def threads(t: float) -> float:
+        return 1 + (400 * t if t <= 1 else 400 + 4000 * (t - 1) if t <= 2 else 4400 + 600 * (t - 2))
+
+    tl = timeline(threads, 8.0, step=0.05, user_per_s=0.3, sys_per_s=0.7)
+    d = diagnose(tl, n=20_000, sleep_s=8, per_task=JAVA, limits={**HERE, "futex_hash_buckets": 16})
+    assert d is not None and d.kind == "slowdown" and d.threads >= 4000, d
+
+
+def _stored(name: str) -> tuple[dict, list[Sample]]:
+    data = json.loads((ROOT / "tests" / "fixtures" / "timelines" / name).read_text())
+    return data["run"], [Sample.from_row(row) for row in data["timeline"]]
+
+
+@pytest.mark.parametrize(
+    "name, buckets, named",
+    [
+        ("java-threads-20k-beside-a-busy-core.json", 16, True),
+        ("java-threads-20k-futex-hash-65536-beside-a-busy-core.json", 65536, False),
+    ],
+)
+def test_real_java_threads_beside_a_busy_core(name, buckets, named):
+    """Stored runs of java-threads at 20,000 with a busy loop beside them (tests/fixtures/timelines):
+    with the default 16 buckets memrun told only the timeout (a full test run failed the same
+    way); per CPU second the fall is there and is named. With 65,536 buckets nothing is."""
+    run, tl = _stored(name)
+    d = diagnose(
+        tl,
+        n=run["n"],
+        sleep_s=run["sleep_s"],
+        per_task=JAVA,
+        limits={**HERE, "futex_hash_buckets": buckets},
+        ready_s=run["ready_s"],
+        user_s=run["user_s"],
+        sys_s=run["sys_s"],
+    )
+    if named:
+        assert "futex hash" not in run["reason"], "the stored reason is the one before this judge"
+        assert d is not None and d.cause == "futex-hash" and "of CPU time" in d.text, d
+    else:
+        assert d is None or "futex" not in d.text, d
 
 
 def test_slowdown_from_an_old_timeline_uses_the_whole_runs_cpu():
