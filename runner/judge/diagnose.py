@@ -73,17 +73,21 @@ def live(timeline: Sequence[Sample]) -> list[Sample]:
     return [s for s in timeline if s.procs > 0]
 
 
-def _count_at(points: Sequence[Sample], t: float) -> float:
-    """Threads at time t, interpolated between samples."""
-    times = [p.t for p in points]
-    i = bisect.bisect_right(times, t)
+def _interpolate(points: Sequence[Sample], t: float, value: Callable[[Sample], float]) -> float:
+    """value() at time t, interpolated between samples (held at the first and last outside them)."""
+    i = bisect.bisect_right([p.t for p in points], t)
     if i == 0:
-        return float(points[0].threads)
+        return float(value(points[0]))
     if i == len(points):
-        return float(points[-1].threads)
+        return float(value(points[-1]))
     a, b = points[i - 1], points[i]
     f = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
-    return a.threads + f * (b.threads - a.threads)
+    return value(a) + f * (value(b) - value(a))
+
+
+def _count_at(points: Sequence[Sample], t: float) -> float:
+    """Threads at time t, interpolated between samples."""
+    return _interpolate(points, t, lambda p: p.threads)
 
 
 def net_rates(timeline: Sequence[Sample], window_s: float) -> list[tuple[float, float]]:
@@ -307,13 +311,7 @@ def _cpu_at(points: Sequence[Sample], t: float) -> float | None:
     cpu = [p for p in points if p.user_s is not None and p.sys_s is not None]
     if not cpu or not cpu[0].t <= t <= cpu[-1].t:
         return None
-    i = max(1, bisect.bisect_left([p.t for p in cpu], t))
-    if i == len(cpu):
-        i -= 1
-    a, b = cpu[i - 1], cpu[i]
-    at, bt = a.user_s + a.sys_s, b.user_s + b.sys_s  # type: ignore[operator]
-    f = (t - a.t) / (b.t - a.t) if b.t > a.t else 0.0
-    return at + f * (bt - at)
+    return _interpolate(cpu, t, lambda p: p.user_s + p.sys_s)  # type: ignore[operator]
 
 
 Clock = Callable[[float], "float | None"]
