@@ -12,6 +12,7 @@ every finished run intact.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -85,6 +86,24 @@ class Progress:
     # The scheduler after each decision or phase change (runner.scheduling.Scheduler: its flights,
     # what waits and why), from whichever thread made it: a live status line.
     on_schedule: Callable[[Any], None] = lambda scheduler: None
+
+
+def campaigns(opts: SweepOptions) -> list[SweepOptions]:
+    """The sweeps these options make, in order: one per value of each of the workload's `each`
+    parameters (Workload.campaigns: tick's `--period 1s,10s` is two sweeps), else the one. Where
+    there are several, each writes to a folder of its own inside the results directory, named for
+    its values (`period-1`, `period-10`), since a table never mixes them."""
+    every = opts.workload.campaigns(opts.params)
+    if len(every) == 1:
+        return [dataclasses.replace(opts, params=every[0])]
+    each = [p.name for p in opts.workload.parameters if p.each]
+    out = []
+    for params in every:
+        name = "-".join(
+            f"{k}-{params[k]:g}" if isinstance(params[k], float) else f"{k}-{params[k]}" for k in each
+        )
+        out.append(dataclasses.replace(opts, params=params, out=ResultsDir(opts.out.path / name)))
+    return out
 
 
 def runnable(opts: SweepOptions) -> list[tasks.Variant]:

@@ -1,6 +1,6 @@
 """What a workload is (what the programs keep alive, N of them at once, and everything the rest of
 memrun asks about it), and the registry that finds one by name. A workload is a type, not a
-branch: a package of runner.workloads defines one (sleep, connections), the registry loads it by
+branch: a package of runner.workloads defines one (sleep, connections, http, tick), the registry loads it by
 name, and no other module compares a workload with a name. Adding a workload is adding a package
 (or a module that registers one).
 
@@ -58,6 +58,10 @@ class Parameter:
     parse: Callable[[str], Any]  # text to value; ValueError says what is wrong
     identity: bool = True  # False: a judgement (an SLO), not what was measured
     metavar: str = "TEXT"  # what --help shows it takes
+    # True: parse gives a tuple, and each of its values is a campaign of its own (`--period
+    # 1s,10s` sweeps every cell at 1 s, then at 10 s), its runs storing that one value; False:
+    # the value is one run's whole setting (http's `--rate 1k,10k` sends both rates in each run).
+    each: bool = False
 
     @property
     def option(self) -> str:
@@ -85,6 +89,9 @@ class Workload:
     placeholders: tuple[str, ...] = ()
     # What the user may set for its runs (sweep options, stored under `params`).
     parameters: tuple[Parameter, ...] = ()
+    # Another workload whose stored runs its views read beside its own (tick's cost over sleep's at
+    # the same N): runner.results.workloads.select hands them over; "" for none.
+    baseline: str = ""
     # The N a sweep of it runs when --n is not given (None: the sweep's own default).
     default_ns: str | None = None
     # The HTML report's paragraph on when a run of this workload counts, and on its programs.
@@ -148,6 +155,17 @@ class Workload:
                 out[p.name] = p.parse(p.default if text is None else text)
             except ValueError as e:
                 raise ValueError(f"{p.option}: {e}") from None
+        return out
+
+    def campaigns(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The parameter values of each campaign these values make, in order: one per value of each
+        `each` parameter (their product), every other value as given; [params] when there is none."""
+        out: list[dict[str, Any]] = [dict(params)]
+        for p in self.parameters:
+            if p.each:
+                values = params.get(p.name)
+                values = values if isinstance(values, tuple | list) else (values,)
+                out = [{**one, p.name: v} for one in out for v in values]
         return out
 
     def record_fields(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -250,7 +268,7 @@ DEFAULT = "sleep"  # every variant's `run`; and the workload of rows stored befo
 # Each built-in workload's package of runner.workloads, loaded when first asked for. A package is
 # named for what it holds, never for a standard-library module (http's is `web`); the workload's
 # name is what stored rows say.
-_PACKAGES = {DEFAULT: "sleep", "connections": "connections", "http": "web"}
+_PACKAGES = {DEFAULT: "sleep", "connections": "connections", "http": "web", "tick": "tick"}
 BUILT_IN = tuple(_PACKAGES)
 _REGISTRY: dict[str, Workload] = {}
 

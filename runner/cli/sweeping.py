@@ -103,6 +103,7 @@ def sweep(
     from runner import sweep as sweeping
     from runner import workload as workloads
     from runner.shard import Shard
+    from runner.sweep import campaigns
 
     if n_list is None:
         n_list = workloads.get(workload).default_ns or DEFAULT_NS
@@ -145,8 +146,9 @@ def sweep(
                 err(f"memrun sweep: skipped, no {workload} workload in their manifest: {', '.join(skipped)}")
         except ValueError as e:
             raise InputError(str(e)) from None
-        if not kernels:
-            sweep_here(opts, out)
-            return
-        for kernel in dict.fromkeys(kernels):
-            sweep_here(opts, out) if is_host(kernel) else sweep_in_guest(kernel, opts, out)
+        for one in campaigns(opts):  # a sweep per value of an `each` parameter (tick's --period)
+            if not kernels:
+                sweep_here(one, one.out)
+                continue
+            for kernel in dict.fromkeys(kernels):
+                sweep_here(one, one.out) if is_host(kernel) else sweep_in_guest(kernel, one, one.out)

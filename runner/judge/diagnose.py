@@ -73,7 +73,7 @@ def live(timeline: Sequence[Sample]) -> list[Sample]:
     return [s for s in timeline if s.procs > 0]
 
 
-def _interpolate(points: Sequence[Sample], t: float, value: Callable[[Sample], float]) -> float:
+def interpolate(points: Sequence[Sample], t: float, value: Callable[[Sample], float]) -> float:
     """value() at time t, interpolated between samples (held at the first and last outside them)."""
     i = bisect.bisect_right([p.t for p in points], t)
     if i == 0:
@@ -87,7 +87,7 @@ def _interpolate(points: Sequence[Sample], t: float, value: Callable[[Sample], f
 
 def _count_at(points: Sequence[Sample], t: float) -> float:
     """Threads at time t, interpolated between samples."""
-    return _interpolate(points, t, lambda p: p.threads)
+    return interpolate(points, t, lambda p: p.threads)
 
 
 def net_rates(timeline: Sequence[Sample], window_s: float) -> list[tuple[float, float]]:
@@ -311,7 +311,7 @@ def _cpu_at(points: Sequence[Sample], t: float) -> float | None:
     cpu = [p for p in points if p.user_s is not None and p.sys_s is not None]
     if not cpu or not cpu[0].t <= t <= cpu[-1].t:
         return None
-    return _interpolate(cpu, t, lambda p: p.user_s + p.sys_s)  # type: ignore[operator]
+    return interpolate(cpu, t, lambda p: p.user_s + p.sys_s)  # type: ignore[operator]
 
 
 Clock = Callable[[float], "float | None"]

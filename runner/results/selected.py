@@ -65,6 +65,8 @@ def load_workloads(paths: list[Path], workload: Workload | None = None) -> dict[
                 f"no {w.name} runs in {', '.join(str(p) for p in paths)} "
                 f"(it holds {', '.join(held)} runs: --workload {held[0]})"
             )
+        if mixed := workloads.mixed(runs, w):
+            raise NothingSelected(mixed)
         out[w] = Selected(runs, sweeps, [r for r in answers if workloads.resolved(r) is w], torn)
     return out
 

@@ -43,10 +43,14 @@ def column(runs: pd.DataFrame) -> pd.Series:
 def select(
     runs: pd.DataFrame, sweeps: list[dict[str, Any]], workload: Workload
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """The runs and sweeps of one workload (stored rows keep its name)."""
+    """The runs and sweeps of one workload (stored rows keep its name). Where the workload compares
+    itself with another (Workload.baseline: tick with sleep), that one's runs ride along as
+    `attrs["baseline"]`, for its views to read; its rows never join the workload's own."""
     if runs.empty:
         return runs, [s for s in sweeps if of(s) == workload.name]
     mine = runs[column(runs) == workload.name].reset_index(drop=True)
+    if workload.baseline:
+        mine.attrs["baseline"] = runs[column(runs) == workload.baseline].reset_index(drop=True)
     return mine, [s for s in sweeps if of(s) == workload.name]
 
 
@@ -60,3 +64,20 @@ def only(runs: pd.DataFrame) -> Workload:
             "table or figure: choose one with --workload"
         )
     return get(found[0])
+
+
+def mixed(runs: pd.DataFrame, workload: Workload) -> str | None:
+    """Why these runs of one workload cannot share a table: they hold several values of a
+    parameter that makes a sweep of its own per value (Parameter.each: tick's --period), which a
+    cell's median would pool; None when they hold one (or the workload has no such parameter)."""
+    for p in workload.parameters:
+        if not p.each or "params" not in runs:
+            continue
+        values = {(ps or {}).get(p.name) for ps in runs["params"] if isinstance(ps, dict)}
+        if len(values - {None}) > 1:
+            shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(values - {None}))
+            return (
+                f"these {workload.name} runs hold several {p.option} values ({shown}), which one table "
+                f"never mixes: keep each in its own results directory (a sweep of several does so)"
+            )
+    return None

@@ -101,8 +101,8 @@ class Variant:
     own_idiom: str | None = None
     own_spread: str | None = None
     workloads: dict[str, WorkloadSpec] = field(default_factory=dict)  # besides sleep
-    # What the sleep program's `ready N` proves ([variant.proof], runner.tasks.proof); None under
-    # another workload, whose `ready` its own protocol defines.
+    # What the program's `ready N` proves ([variant.proof], runner.tasks.proof); under another
+    # workload its table's own proof, or None where that workload's protocol proves it otherwise.
     proof: Proof | None = None
     # The workload this record runs (see under()): the object, resolved where the name was read.
     workload: Workload = field(default_factory=lambda: get_workload(DEFAULT_WORKLOAD))
@@ -140,7 +140,7 @@ class Variant:
             own_failures=[*spec.failures, *self.own_failures],
             own_idiom=spec.idiom or self.own_idiom,
             workload=workload,
-            proof=None,
+            proof=spec.proof,
         )
 
     @property

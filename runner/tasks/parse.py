@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from runner.tasks.proof import Proof, ProofError
+from runner.tasks.proof import read as read_proof
 from runner.tasks.template import TemplateError, check
 from runner.workload import DEFAULT as DEFAULT_WORKLOAD
 from runner.workload import is_default
@@ -62,6 +64,9 @@ class WorkloadSpec:
     when: list[Rule] | None
     per_task: dict[str, int] | None
     failures: list[Failure]
+    # What its `ready N` proves, where its protocol has the program say it (the tick workload's
+    # tasks count themselves after their first wake): the same kinds as a sleep program's.
+    proof: Proof | None = None
 
 
 def read_strs(value: object, where: str, path: Path) -> list[str]:
@@ -172,5 +177,16 @@ def read_workloads(value: object, where: str, path: Path) -> dict[str, WorkloadS
             if "per_task" in spec
             else None,
             failures=read_failures(spec.get("failure", []), f"{here}.failure", path),
+            proof=_workload_proof(spec, here, path),
         )
     return out
+
+
+def _workload_proof(spec: dict, here: str, path: Path) -> Proof | None:
+    """A workload table's `proof`, read as a sleep program's is (None where it has none)."""
+    if "proof" not in spec:
+        return None
+    try:
+        return read_proof(spec["proof"], f"{here}.proof")
+    except ProofError as e:
+        raise ManifestError(f"{path}: {e}") from None

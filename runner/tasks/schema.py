@@ -81,6 +81,7 @@ WORKLOAD: Table = {
     "when": Array(RULE),
     "per_task": INT_TABLE,
     "failure": Array(FAILURE),
+    "proof": PROOF,
 }
 MANIFEST: Table = {
     "task": {

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from runner.analysis.hdr import PERCENTILES, Hist, pooled, us
 from runner.results.summary import counted_runs
-from runner.workloads.web.hdr import PERCENTILES, Hist, pooled, us
 from runner.workloads.web.judge import CLIENT_LAG, client_limited, saturation
 
 LATENCY = (*PERCENTILES, "max_us")

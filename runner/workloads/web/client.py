@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runner.analysis import hdr
 from runner.measure.launcher import compiled
 from runner.paths import BUILD_DIR
 from runner.workloads.launched import FINISH_S, Ended, LaunchedClient, ended_fields, problem
-from runner.workloads.web import hdr
 
 SOURCE = Path(__file__).with_name("client.c")
 DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
@@ -27,7 +27,7 @@ def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
     """A `phase` line as the run record keeps it: every histogram the client printed as raw counts
     (latency from the scheduled time with the unanswered requests censored in it, service from
     the send, the client's send lag, the censored ones alone) read into percentiles and stored in
-    HdrHistogram's encoding (runner.workloads.web.hdr)."""
+    HdrHistogram's encoding (runner.analysis.hdr)."""
     censored = raw.get("censored")
     return {
         **raw,

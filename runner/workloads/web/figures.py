@@ -11,10 +11,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from runner.analysis.hdr import Hist
 from runner.show.figures.style import footnote, wrap
 from runner.show.text import n_label
 from runner.units import MB
-from runner.workloads.web.hdr import Hist
 
 TICKS = (50.0, 90.0, 99.0, 99.9, 99.99)
 

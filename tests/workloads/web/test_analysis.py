@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from runner.analysis.hdr import index_of
 from runner.workloads.web.analysis import phase_cells, too_few
 from runner.workloads.web.client import stored_phase
-from runner.workloads.web.hdr import index_of
 
 
 def _raw(values_us: dict[int, int]) -> dict:

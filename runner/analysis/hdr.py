@@ -1,6 +1,7 @@
-"""Latency histograms as HdrHistogram keeps them (3 significant digits, values in ns), the format
-wrk2, Gatling and Cassandra-stress users read: built from the raw counts memrun's client prints
-(client.c lays its counts out as HdrHistogram_c does), stored as HdrHistogram's own compressed
+"""Latency histograms (the http workload's and the tick workload's) as HdrHistogram keeps them
+(3 significant digits, values in ns), the format wrk2, Gatling and Cassandra-stress users read:
+built from the raw counts memrun's client prints (client.c lays its counts out as HdrHistogram_c
+does) or a tick program's buckets, stored as HdrHistogram's own compressed
 encoding (any HdrHistogram library decodes it), merged across runs, read at percentiles, and
 written as `.hgrm` percentile distributions.
 

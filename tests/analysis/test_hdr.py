@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hdrh.histogram import HdrHistogram
 
-from runner.workloads.web import hdr
+from runner.analysis import hdr
 
 
 def _both(values: list[int]) -> tuple[hdr.Hist, HdrHistogram]:
@@ -57,7 +57,7 @@ def test_encoding_round_trips_and_hgrm_is_hdrhistograms_format():
     assert "3.000" in text or "3.001" in text, "values in ms"
 
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "hgrm"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hgrm"
 
 
 @pytest.mark.parametrize("name", ["three", "heavy", "lognormal"])
