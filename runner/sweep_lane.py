@@ -353,11 +353,12 @@ def _ready_by(ctx: Sweeping, cell: Cell, plan: Plan) -> float | None:
     all be alive at once. No sleep makes such a cell valid (chosen_sleep), and it runs alone
     (runner.scheduling.alone): java-threads at 100k, whose JVM starts a thread only once another
     has ended, used to run on alone for 100 s to say `ready` too late, and python-threads for 20
-    to 97 s, a quarter of the default sweep. None for a workload whose waits begin at `ready`."""
+    to 97 s, a quarter of the default sweep. When is the workload's (Workload.ready_deadline)."""
     opts = ctx.opts
-    if opts.workload.holds_after_ready or opts.raise_limits:
+    deadline = opts.workload.ready_deadline(plan.sleep, opts.params)
+    if deadline is None or opts.raise_limits:
         return None
-    return plan.sleep if limit_hits(cell.n, cell.variant.per_task, ctx.limits) else None
+    return deadline if limit_hits(cell.n, cell.variant.per_task, ctx.limits) else None
 
 
 def _with_need(record: RunRecord, cell: Cell, known: list[RunRecord], workload: Workload) -> RunRecord:

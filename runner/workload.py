@@ -190,6 +190,13 @@ class Workload:
         r = record.result
         return f"ready {r.ready_s:.1f} s" if r is not None and r.ready_s is not None else "no ready"
 
+    def ready_deadline(self, sleep: float, params: Mapping[str, Any]) -> float | None:
+        """Seconds after the fork by which a cell that meets a thread limit here (and is not run
+        with it raised) is stopped if `ready N` has not come, since no wait then lets its N tasks
+        all exist: the sleep, when its first waits end (None: never stopped so, as for a workload
+        whose waits begin at `ready`, whose own limits are descriptors)."""
+        return None if self.holds_after_ready else sleep
+
     def cell_problem(self, n: int) -> tuple[str, str, str | None] | None:
         """Why N cannot run here at all, checked before a run is started: (verdict code, reason,
         remedy), a failure the machine decides, stored as a row that says so."""

@@ -10,6 +10,7 @@ execute.py one cell, show.py and figures.py its views. This module only describe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from runner.workload import Parameter, Words, register
@@ -91,6 +92,14 @@ class Tick(ShowsInPackage):
 
     def page_title(self, metric_title: str) -> str:
         return f"{metric_title} of N {self.words.title}"
+
+    def ready_deadline(self, sleep: float, params: Mapping[str, Any]) -> float | None:
+        """A cell whose N tasks cannot all exist under the thread limits here is stopped once its
+        first wakes are long due (three periods) and its hold would have ended: 100k platform
+        threads under pid_max would otherwise start threads until the timeout."""
+        period = params.get("period")
+        period = max(period) if isinstance(period, tuple | list) else float(period or 1.0)
+        return sleep + 3 * period
 
     def progress(self, record: Any) -> str:
         """The wakes achieved and their p99 lateness, or, without a summary, when `ready` came."""

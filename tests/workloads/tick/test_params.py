@@ -36,3 +36,11 @@ def test_a_bad_value_is_one_line_naming_its_option_and_nothing_is_stored(tmp_pat
     one_line_error(p)
     assert says in p.stderr, p.stderr
     assert not (out / "runs.jsonl").exists()
+
+
+def test_a_cell_over_the_thread_limits_is_stopped_once_its_first_wakes_are_long_due():
+    """sleep 5 s at 1 s: stopped at 8 s without `ready`; the sleep workload keeps its sleep."""
+    assert workloads.get("tick").ready_deadline(5.0, {"period": 1.0}) == 8.0
+    assert workloads.get("tick").ready_deadline(5.0, {"period": (1.0, 10.0)}) == 35.0
+    assert workloads.get("sleep").ready_deadline(5.0, {}) == 5.0
+    assert workloads.get("connections").ready_deadline(5.0, {}) is None
