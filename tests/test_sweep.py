@@ -137,7 +137,7 @@ def test_missing_toolchain_is_a_row_not_a_silent_skip(tmp_path):
         '[tools.ghostc]\nfind = ["memrun-no-such-compiler"]\n'
         '[[build]]\ncommands = [["{ghostc}", "main.g"]]\n'
         '[[variant]]\nname = "ghost"\nrun = ["{build}/ghost", "{n}", "{sleep}"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "async"\n'
     )
     env = {"MEMRUN_TASKS": str(tasks_dir)}
     doctor = run("doctor", "ghost", tmp_path=tmp_path, env=env)
@@ -196,7 +196,7 @@ def _with_plain(tmp_path: Path) -> dict[str, str]:
         '[tools.python]\nfind = ["{python}"]\n[[build]]\ncommands = [["{python}", "-c", "pass"]]\n'
         '[[variant]]\nname = "plain"\n'
         f'run = ["{{python}}", "{FIXTURE_TASKS}/fake/fake.py", "{{n}}", "{{sleep}}"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "async"\n'
     )
     return {"MEMRUN_TASKS": str(tasks_dir)}
 

@@ -33,7 +33,8 @@ def _tasks(tmp_path: Path) -> dict[str, str]:
 
     tasks_dir = tmp_path / "tasks"
     shutil.copytree(FIXTURE_TASKS, tasks_dir)
-    for name, extra in (("twin", ""), ("threaded", "[variant.per_task]\nthreads = 1\n")):
+    threaded = "[variant.per_task]\nthreads = 1\n"
+    for name, model, extra in (("twin", "async", ""), ("threaded", "os-threads", threaded)):
         folder = tasks_dir / name
         folder.mkdir()
         (folder / "task.toml").write_text(
@@ -41,6 +42,7 @@ def _tasks(tmp_path: Path) -> dict[str, str]:
             '[tools.python]\nfind = ["{python}"]\n[[build]]\ncommands = [["{python}", "-c", "pass"]]\n'
             f'[[variant]]\nname = "{name}"\nrun = ["{{python}}", "{FAKE}", "{{n}}", "{{sleep}}"]\n'
             'proof.kind = "self-contained"\nproof.how = "the fake program: ready once it holds N"\n'
+            f'model = "{model}"\n'
             f"{extra}"
         )
     return {"MEMRUN_TASKS": str(tasks_dir), **SPAWN}

@@ -19,6 +19,7 @@ default, so a figure's run is the same program doing the same thing. What the ma
 
 from __future__ import annotations
 
+import math
 import re
 import signal
 from dataclasses import dataclass, field
@@ -100,7 +101,18 @@ def read_books(data: Any, where: str, path: Path) -> Books | None:
         env=read_str_map(data.get("env", {}), f"{where}.env", path),
         ask=[read_strs(c, f"{where}.ask", path) for c in data.get("ask", [])],
         signal=sig,
-        wait_s=float(data.get("wait_s", 2.0)),
+        wait_s=_read_wait(data.get("wait_s", 2.0), f"{where}.wait_s", path),
         figures=figures,
         note=str(data.get("note", "")),
     )
+
+
+def _read_wait(value: object, where: str, path: Path) -> float:
+    """How long to wait for the books, in seconds: a finite number, not negative (TOML allows
+    `nan` and `inf`, and a negative wait would fail later without naming the manifest)."""
+    wrong = f"{path}: {where} must be a finite number of seconds, not negative ({value!r})"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ManifestError(wrong)
+    if not math.isfinite(value) or value < 0:
+        raise ManifestError(wrong)
+    return float(value)

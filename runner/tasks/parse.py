@@ -95,9 +95,10 @@ def read_text(value: object, where: str, path: Path) -> str | None:
 MODELS = ("os-threads", "green-threads", "async")
 
 
-def read_model(value: object, where: str, path: Path) -> str | None:
+def read_model(value: object, where: str, path: Path) -> str:
+    """A variant's `model`: required, since the report groups its runtimes by it."""
     if value is None:
-        return None
+        raise ManifestError(f"{path}: {where} is required (one of {', '.join(MODELS)})")
     if value not in MODELS:
         raise ManifestError(f"{path}: {where} must be one of {', '.join(MODELS)}")
     return str(value)
@@ -145,13 +146,20 @@ def read_rules(value: object, where: str, path: Path) -> list[Rule]:
         raise ManifestError(f"{path}: {where} must be an array of tables")
     return [
         Rule(
-            min_n=int(r.get("min_n", 0)),
+            min_n=_read_min_n(r.get("min_n", 0), f"{where}[{i}].min_n", path),
             args=read_strs(r.get("args", []), f"{where}.args", path),
             env=read_str_map(r.get("env", {}), f"{where}.env", path),
             reason=str(r.get("reason", "")),
         )
-        for r in value
+        for i, r in enumerate(value)
     ]
+
+
+def _read_min_n(value: object, where: str, path: Path) -> int:
+    """A rule's `min_n`: the N from which it applies, a whole number of tasks, never negative."""
+    if type(value) is not int or value < 0:
+        raise ManifestError(f"{path}: {where} must be a non-negative integer, not {value!r}")
+    return value
 
 
 def read_workloads(value: object, where: str, path: Path) -> dict[str, WorkloadSpec]:

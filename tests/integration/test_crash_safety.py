@@ -54,7 +54,7 @@ def _maps_task(tmp_path: Path) -> Path:
     manifest.write_text(
         manifest.read_text()
         + '\n[[variant]]\nname = "fake-maps"\nrun = ["{python}", "{dir}/fake.py", "{n}", "{sleep}"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "async"\n'
         "[variant.per_task]\nmaps = 1\n"
     )
     return tasks_dir

@@ -301,7 +301,7 @@ def test_a_new_runtimes_failure_is_diagnosed_from_its_manifest_alone(tmp_path):
         '[tools.python]\nfind = ["{python}"]\n'
         '[[build]]\ncommands = [["{python}", "-m", "py_compile", "frob.py"]]\ninputs = ["frob.py"]\n'
         '[[variant]]\nname = "frob"\nrun = ["{python}", "{dir}/frob.py", "{n}", "{sleep}"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "os-threads"\n'
         "[[failure]]\npattern = 'widget pool exhausted'\nmeans = \"runtime-limit\"\n"
         'code = "frob-widget-limit"\nreason = "frobnicator widget limit ({message})"\n'
         'remedy = "run with --widgets {n * 2 + 1}"\n'

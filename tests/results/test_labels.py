@@ -84,17 +84,20 @@ def test_sweep_and_capacity_refuse_another_machines_label_before_running_anythin
 
 
 def test_no_committed_label_spans_two_machines_and_every_row_is_current():
-    """plots/*/ as committed: one label, one machine, across every directory (a label pools runs
-    wherever they are loaded together), and every record written in the current format."""
+    """plots/ as committed, every folder at any depth (plots/aa/strict as well as plots/data): one
+    label, one machine, across every directory (a label pools runs wherever they are loaded
+    together), and every record written in the current format."""
     root = Path(__file__).resolve().parents[2] / "plots"
-    dirs = [d for d in sorted(root.iterdir()) if (d / "sweeps.jsonl").exists()]
-    assert len(dirs) >= 8
+    kept = ("runs.jsonl", "sweeps.jsonl", "capacity.jsonl")
+    dirs = sorted({p.parent for name in kept for p in root.rglob(name)})
+    assert len(dirs) >= 8 and root / "aa" / "strict" in dirs
+    assert [d for d in dirs if not (d / "sweeps.jsonl").exists()] == [], "results without their sweeps"
     found = sessions(
         (d, [json.loads(line) for line in (d / "sweeps.jsonl").read_text().splitlines()]) for d in dirs
     )
     assert spanning(found) == {}
     for d in dirs:
-        for name in ("runs.jsonl", "sweeps.jsonl", "capacity.jsonl"):
+        for name in kept:
             if (d / name).exists():
                 lines = (d / name).read_text().splitlines()
                 assert all(json.loads(line).get("format") == FORMAT for line in lines), d / name

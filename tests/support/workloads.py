@@ -29,6 +29,7 @@ inputs = ["hold.py"]
 name = "{name}"
 run = ["{{python}}", "{{dir}}/hold.py", "{{n}}", "{{sleep}}"{plain}]
 proof = {{ kind = "counter", how = "a fake" }}
+model = "async"
 
 [variant.workloads.{workload}]
 run = ["{{python}}", "{{dir}}/hold.py", "{{n}}", "{{sleep}}"{under}]

@@ -42,6 +42,9 @@ def test_a_figure_is_the_sum_of_its_matches_in_bytes():
         (table(regex="no group"), "needs a group"),
         (table(regex="(unclosed"), "regex"),
         ({**table(), "signal": "SIGNOPE"}, "no signal"),
+        ({**table(), "wait_s": -1}, "wait_s must be a finite number"),
+        ({**table(), "wait_s": float("nan")}, "wait_s must be a finite number"),
+        ({**table(), "wait_s": float("inf")}, "wait_s must be a finite number"),
     ],
 )
 def test_a_wrong_books_table_is_a_manifest_error(data, says):

@@ -22,16 +22,18 @@ def test_manifest_rejects_unknown_per_task_key(tmp_path):
     (folder / "task.toml").write_text(
         '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n'
         '[[variant]]\nname = "t"\nrun = ["true"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n[variant.per_task]\nthread = 1\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "async"\n[variant.per_task]\nthread = 1\n'
     )
     with pytest.raises(tasks.ManifestError, match="unknown key"):
         tasks.load_folder(folder)
 
 
 PROOF = 'proof = { kind = "counter", how = "a fake" }\n'
+MODEL = 'model = "async"\n'
 HEAD = (
     '[task]\ndescription = "x"\n[[build]]\ncommands = [["true"]]\n[[variant]]\nname = "t"\nrun = ["true"]\n'
     + PROOF
+    + MODEL
 )
 
 
@@ -95,14 +97,16 @@ def test_spread_folder_wide_or_per_variant_and_checked(tmp_path):
         tmp_path,
         '[[variant]]\nname = "a"\nrun = ["x"]\n'
         + PROOF
+        + MODEL
         + 'spread = "own"\n[[variant]]\nname = "b"\nrun = ["x"]\n'
-        + PROOF,
+        + PROOF
+        + MODEL,
     )
     assert [v.spread for v in folder.variants] == [None, "own", None]  # t (from HEAD), a, b
     with pytest.raises(tasks.ManifestError, match=r"variant\[a\]\.spread must be a string, not an integer"):
-        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + "spread = 3\n")
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + MODEL + "spread = 3\n")
     with pytest.raises(tasks.ManifestError, match="spread must be a non-empty string"):
-        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + 'spread = " "\n')
+        _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\n' + PROOF + MODEL + 'spread = " "\n')
 
 
 WORKLOAD = (
@@ -146,3 +150,48 @@ def test_every_variant_says_how_it_keeps_its_tasks_and_a_wrong_model_is_refused(
         tasks.ManifestError, match="variant a: model must be one of os-threads, green-threads, async"
     ):
         _load(tmp_path, '[[variant]]\nname = "a"\nrun = ["x"]\nmodel = "fibers"\n' + PROOF)
+
+
+BOOKS = (
+    '[variant.books]\nwhat = "w"\n{wait}'
+    '[[variant.books.figure]]\nname = "heap"\nregex = "h (\\\\d+)"\nunit = "B"\npart = "heap"\n'
+)
+WHEN = '[[variant{under}.when]]\nmin_n = {min_n}\nargs = []\nreason = "r"\n'
+CONNECTIONS = '[variant.workloads.connections]\nrun = ["srv", "{port}", "{n}", "{buffer}"]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        (BOOKS.format(wait="wait_s = -1\n"), "variant t: books.wait_s"),
+        (BOOKS.format(wait="wait_s = -0.5\n"), "variant t: books.wait_s"),
+        (BOOKS.format(wait="wait_s = nan\n"), "variant t: books.wait_s"),
+        (BOOKS.format(wait="wait_s = inf\n"), "variant t: books.wait_s"),
+        (WHEN.format(under="", min_n=-1), "variant t: when[0].min_n"),
+        (WHEN.format(under="", min_n=1.5), "variant[t].when[0].min_n"),  # the schema's: not an integer
+        (CONNECTIONS + WHEN.format(under=".workloads.connections", min_n=-10), "connections.when[0].min_n"),
+    ],
+)
+def test_a_value_that_would_fail_later_is_refused_at_load_naming_the_file_and_key(tmp_path, text, key):
+    """A negative, NaN or infinite books.wait_s, a negative or fractional when.min_n: one
+    ManifestError at load, one line naming the file and the key, not a failure later in a run."""
+    with pytest.raises(tasks.ManifestError) as caught:
+        _load(tmp_path, text)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 't' / 'task.toml'}: ") and key in message, message
+    assert "\n" not in message
+
+
+def test_good_books_wait_and_when_min_n_load(tmp_path):
+    v = _load(tmp_path, WHEN.format(under="", min_n=0) + BOOKS.format(wait="wait_s = 0\n")).variants[0]
+    assert v.when[0].min_n == 0 and v.books is not None and v.books.wait_s == 0.0
+
+
+def test_a_variant_without_a_model_is_refused_naming_the_file_and_key(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "task.toml").write_text(HEAD.replace(MODEL, ""))
+    with pytest.raises(tasks.ManifestError) as caught:
+        tasks.load_folder(folder)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'task.toml'}: ") and "variant t: model is required" in message

@@ -128,7 +128,7 @@ def test_a_tool_package_must_be_one_the_manifest_installs(tmp_path):
     (folder / "task.toml").write_text(
         '[task]\ndescription = "x"\napt = ["a"]\n[tools.x]\nfind = ["x"]\npackage = "b"\n'
         '[[build]]\ncommands = [["true"]]\n[[variant]]\nname = "t"\nrun = ["true"]\n'
-        'proof = { kind = "counter", how = "a fake" }\n'
+        'proof = { kind = "counter", how = "a fake" }\nmodel = "async"\n'
     )
     with pytest.raises(tasks.ManifestError, match=r"package 'b' is not in task\.apt"):
         tasks.load_folder(folder)

@@ -32,6 +32,7 @@ name = "t"
 run = ["{{python}}", "-c", "{SAYS}", "{{n}}", "{{sleep}}"]
 proof.kind = "state"
 proof.how = "it says so"
+model = "async"
 [versions.v]
 what = "a version"
 list = ["true"]

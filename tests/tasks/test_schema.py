@@ -28,6 +28,7 @@ name = "t"
 run = ["true"]
 proof.kind = "counter"
 proof.how = "a fake"
+model = "async"
 
 [[variant.when]]
 min_n = 1000

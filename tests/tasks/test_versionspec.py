@@ -9,6 +9,7 @@ from runner import tasks
 HEAD = (
     '[task]\ndescription = "x"\n[tools.go]\nfind = ["go"]\n[[build]]\ncommands = [["true"]]\n'
     '[[variant]]\nname = "t"\nrun = ["true"]\nproof = { kind = "counter", how = "a fake" }\n'
+    'model = "async"\n'
 )
 
 
