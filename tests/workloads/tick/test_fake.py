@@ -17,7 +17,9 @@ from tests.support.cli import one_line_error, rows, run
 pytestmark = [pytest.mark.serial, pytest.mark.unbuilt]  # memory and lateness of a fake, no task built
 
 
-def _sweep(tmp_path: Path, out: Path, n: int, *more: str, env: dict[str, str] | None = None) -> list[dict]:
+def _sweep(
+    tmp_path: Path, out: Path, n: int | str, *more: str, env: dict[str, str] | None = None
+) -> list[dict]:
     p = run("sweep", "--variant", "fake", "--n", str(n), "--out", str(out), *more, tmp_path=tmp_path, env=env)
     assert p.returncode == 0, p.stderr
     return rows(out)
@@ -89,10 +91,11 @@ def test_a_broken_proof_is_never_valid(tmp_path, env, code):
 
 def test_each_period_is_a_sweep_of_its_own_and_a_mix_is_refused(tmp_path):
     out = tmp_path / "out"
-    _sweep(tmp_path, out, 10, "--workload", "tick", "--period", "100ms,200ms", "--sleep", "0.6")
+    _sweep(tmp_path, out, "10,20", "--workload", "tick", "--period", "100ms,200ms", "--sleep", "0.6")
     for name, period in (("period-0.1", 0.1), ("period-0.2", 0.2)):
         got = rows(out / name)
-        assert [r["params"]["period"] for r in got] == [period], got
+        assert [r["params"]["period"] for r in got] == [period, period], got
+        assert all(r.get("beside") == [] for r in got), "a ticking run never shares the machine"
     both = tmp_path / "both"
     both.mkdir()
     for name in ("period-0.1", "period-0.2"):
