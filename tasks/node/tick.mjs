@@ -42,7 +42,6 @@ function bucket(v) {
 let readyCount = 0;
 let W = 0;
 let E = 0; // 0: the window is not set yet
-let earlyDue = 0; // the latest due time a task woke for before it, while the window was not set
 let achieved = 0;
 let checksumTotal = 0;
 let allReady;
@@ -57,16 +56,18 @@ async function task(i) {
   for (let k = 1; ; k++) {
     const due = t0 + off + k * P;
     if (E !== 0 && due >= E) break;
-    // setTimeout takes whole ms: the remaining time rounded up. A timer may still fire a little
-    // early (each runtime measures the delay on its own ms clock); that wake counts lateness 0. A
-    // due time already past (a long spawn, a task behind) wakes at once, after one turn of the loop.
-    const wait = due - nowUs();
-    if (wait > 0) await sleep(Math.ceil(wait / 1000));
-    else await yieldToLoop();
+    // setTimeout takes whole ms: the remaining time rounded up. A timer can still fire early, each
+    // runtime measuring the delay on its own ms clock (Node: 3 wakes in 300 came up to 0.5 ms
+    // early), so the task waits again for what is left. A due time already past (a long spawn, a
+    // task behind) wakes at once, after one turn of the loop.
+    let left = due - nowUs();
+    if (left <= 0) await yieldToLoop();
+    while (left > 0) {
+      await sleep(Math.ceil(left / 1000));
+      left = due - nowUs();
+    }
     const now = nowUs();
-    let late = 0;
-    if (now > due) late = now - due;
-    else if (E === 0 && due > earlyDue) earlyDue = due;
+    const late = Math.max(0, now - due); // never negative: the wait above ends at the due time
     let c = 0;
     for (let j = 0; j < S; j++) {
       const b = state[j];
@@ -93,13 +94,9 @@ if (N === 0) allReady();
 // task's step, before any further timer callback.
 await ready;
 const tReady = nowUs();
-// W is the first period boundary after t_ready, and after any due time a task has already woken
-// for, early: a timer fired before its due time (Node: 3 wakes in 300 came up to 0.5 ms early, its
-// ms clock being behind performance.now(); uvloop's asyncio program, the same) and the wake made
-// main resume just before the boundary that was that wake's due time, the window would begin with
-// a wake done before it was set and never recorded (N = 1 under uvloop: asked 4, achieved 3, in 2
-// runs of 8). K counts from t_ready all the same, so the hold stays within SLEEP of `ready`.
-W = t0 + (Math.floor((Math.max(tReady, earlyDue) - t0) / P) + 1) * P;
+// W is the first period boundary after t_ready. No task has woken for a due time at or after it
+// (none acts before its due time), so every wake of the window comes after main has set it.
+W = t0 + (Math.floor((tReady - t0) / P) + 1) * P;
 const K = Math.max(0, Math.floor((tReady + SLEEP_US - W) / P));
 E = W + K * P;
 process.stdout.write(`ready ${N}\n`);

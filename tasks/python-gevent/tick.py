@@ -44,14 +44,13 @@ def bucket(v: int) -> int:
 ready_count = 0
 all_ready = None   # gevent.event.Event, set by the greenlet whose first wake makes ready_count N
 W = E = 0          # the window; E = 0: not set yet
-early_due = 0      # the latest due time a task woke for before it, while the window was not set
 achieved = 0
 checksum_total = 0
 hist = [0] * 3328
 
 
 def task(i: int, n: int, s: int, p: int, t0: int) -> None:
-    global ready_count, achieved, checksum_total, early_due
+    global ready_count, achieved, checksum_total
     state = initial_state(i, s)
     off = i * p // n
     last = 0
@@ -61,13 +60,12 @@ def task(i: int, n: int, s: int, p: int, t0: int) -> None:
         if E and due >= E:
             break
         # A delay <= 0 (a due time already past) makes gevent.sleep yield once to the hub and return.
+        # A wake before the due time (a timer that fired early) waits again for what is left.
         gevent.sleep((due - now_us()) / 1e6)
+        while (left := due - now_us()) > 0:
+            gevent.sleep(left / 1e6)
         now = now_us()
-        late = 0
-        if now > due:
-            late = now - due
-        elif not E and due > early_due:
-            early_due = due
+        late = max(0, now - due)  # never negative: the wait above ends at the due time
         last = sum(state) & 0xFFFFFFFF
         state = state.translate(INC)
         if k == 1:
@@ -95,12 +93,9 @@ def main(n: int, sleep_us: int, s: int, p: int, t0: int) -> None:
         greenlets[i] = gevent.spawn(task, i, n, s, p, t0)
     all_ready.wait()
     t_ready = now_us()
-    # W: the first period boundary after t_ready, and after any due time a task has already woken for,
-    # early (a timer that fired before its due time, whose wake made main resume just before that
-    # boundary: the window would begin with a wake done before it was set, never recorded; seen under
-    # uvloop, whose timers are whole ms: N = 1 gave asked 4, achieved 3 in 2 runs of 8). K counts from
-    # t_ready all the same, so the hold stays within SLEEP of `ready`.
-    w = t0 + ((max(t_ready, early_due) - t0) // p + 1) * p
+    # W: the first period boundary after t_ready. No task has woken for a due time at or after it
+    # (none acts before its due time), so every wake of the window comes after main has set it.
+    w = t0 + ((t_ready - t0) // p + 1) * p
     k = max(0, (t_ready + sleep_us - w) // p)
     W = w
     E = w + k * p

@@ -45,14 +45,13 @@ def bucket(v: int) -> int:
 ready_count = 0
 all_ready = None   # asyncio.Event, set by the task whose first wake makes ready_count N
 W = E = 0          # the window; E = 0: not set yet
-early_due = 0      # the latest due time a task woke for before it, while the window was not set
 achieved = 0
 checksum_total = 0
 hist = [0] * 3328
 
 
 async def task(i: int, n: int, s: int, p: int, t0: int) -> None:
-    global ready_count, achieved, checksum_total, early_due
+    global ready_count, achieved, checksum_total
     state = initial_state(i, s)
     off = i * p // n
     last = 0
@@ -62,14 +61,16 @@ async def task(i: int, n: int, s: int, p: int, t0: int) -> None:
         if E and due >= E:
             break
         # A delay <= 0 (a due time already past) makes asyncio.sleep yield once and return. uvloop
-        # hands a positive delay to libuv in whole ms (rounded), so a wake may come early: late 0.
+        # hands a positive delay to libuv in whole ms (rounded; under 0.5 ms, call_soon), and libuv
+        # counts its loop time in whole ms, so a wake can come before the due time: the task then
+        # waits again for what is left, rounded up to whole ms as libuv would have it (a re-wait
+        # under 0.5 ms would be a call_soon: N = 1,000 re-waited 48,000 times for 6,000 wakes,
+        # spinning; rounded up, 1.07 s of CPU instead of 1.84 s at N = 10,000, p50 656 µs, not 392).
         await asyncio.sleep((due - now_us()) / 1e6)
+        while (left := due - now_us()) > 0:
+            await asyncio.sleep(-(-left // 1000) / 1e3)
         now = now_us()
-        late = 0
-        if now > due:
-            late = now - due
-        elif not E and due > early_due:
-            early_due = due
+        late = max(0, now - due)  # never negative: the wait above ends at the due time
         last = sum(state) & 0xFFFFFFFF
         state = state.translate(INC)
         if k == 1:
@@ -98,12 +99,9 @@ async def main(n: int, sleep_us: int, s: int, p: int, t0: int) -> None:
     all_done = asyncio.gather(*tasks)
     await all_ready.wait()
     t_ready = now_us()
-    # W: the first period boundary after t_ready, and after any due time a task has already woken for,
-    # early (a timer that fired before its due time, whose wake made main resume just before that
-    # boundary: the window would begin with a wake done before it was set, never recorded; seen under
-    # uvloop, whose timers are whole ms: N = 1 gave asked 4, achieved 3 in 2 runs of 8). K counts from
-    # t_ready all the same, so the hold stays within SLEEP of `ready`.
-    w = t0 + ((max(t_ready, early_due) - t0) // p + 1) * p
+    # W: the first period boundary after t_ready. No task has woken for a due time at or after it
+    # (none acts before its due time), so every wake of the window comes after main has set it.
+    w = t0 + ((t_ready - t0) // p + 1) * p
     k = max(0, (t_ready + sleep_us - w) // p)
     W = w
     E = w + k * p
