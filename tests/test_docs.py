@@ -17,7 +17,7 @@ PAGES = [
 ]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
-README_LINES = 250
+README_LINES = 90
 
 
 def anchors(page: Path) -> set[str]:

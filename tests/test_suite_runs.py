@@ -1,39 +1,51 @@
-"""scripts/suite_runs.py: the record of the test command's runs, and the README's table of them,
-which must be what the committed record gives."""
+"""scripts/suite_runs.py: the record of the test command's runs; `memrun derive suite-runs`: the
+table of them in docs/development.md, which must be what the committed record gives."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from runner.derive import suite_runs
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("suite_runs", ROOT / "scripts" / "suite_runs.py")
-assert _spec is not None and _spec.loader is not None
-suite_runs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(suite_runs)
+MARKER = "<!-- derived: memrun derive suite-runs docs/suite-runs.jsonl -->"
 
 
-def test_the_readmes_table_is_the_records():
-    assert suite_runs.stale(ROOT / "README.md") == []
-    assert "<!-- suite-runs: docs/suite-runs.jsonl -->" in (ROOT / "README.md").read_text()
+def test_the_development_pages_table_is_the_records():
+    page = (ROOT / "docs" / "development.md").read_text()
+    assert MARKER in page
+    assert suite_runs.table(suite_runs.load(ROOT / "docs" / "suite-runs.jsonl")) in page, (
+        "docs/development.md's table of runs is stale: run memrun derive"
+    )
+    assert "<!-- suite-runs" not in (ROOT / "README.md").read_text()  # one block engine, not two
 
 
-def test_a_table_that_drifts_from_its_record_is_named(tmp_path):
-    record = tmp_path / "runs.jsonl"
-    record.write_text(
+def _derive(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    argv = [sys.executable, "-m", "runner", "derive", *args]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
+
+
+def test_a_table_that_drifts_from_its_record_is_named_and_made_again(tmp_path):
+    (tmp_path / "runs.jsonl").write_text(
         json.dumps({"commit": "abc1234", "date": "2026-11-28", "wall_s": 900, "passed": 3}) + "\n"
     )
-    readme = tmp_path / "README.md"
-    readme.write_text(f"x\n<!-- suite-runs: {record} -->\n<!-- /suite-runs -->\ny\n")
-    assert suite_runs.stale(readme) == [f"README.md: the table of {record}"]
-    suite_runs.write(readme)
-    assert suite_runs.stale(readme) == []
-    assert "| abc1234 | 2026-11-28 |  |  | 15 min 0 s |  | 3 passed |" in readme.read_text()
-    readme.write_text(readme.read_text().replace("15 min 0 s", "14 min 0 s"))  # typed over
-    assert suite_runs.stale(readme) != []
+    (tmp_path / "derived.toml").write_text('pages = ["docs/*.md"]\n')
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "development.md"
+    page.write_text("x\n\n<!-- derived: memrun derive suite-runs runs.jsonl -->\n<!-- /derived -->\n\ny\n")
+    stale = _derive(tmp_path, "--check")
+    assert stale.returncode == 1 and "stale: docs/development.md: line 3" in stale.stderr, stale.stderr
+    assert _derive(tmp_path).returncode == 0
+    assert _derive(tmp_path, "--check").returncode == 0
+    assert "| abc1234 | 2026-11-28 |  |  | 15 min 0 s |  | 3 passed |" in page.read_text()
+    page.write_text(page.read_text().replace("15 min 0 s", "14 min 0 s"))  # typed over
+    assert _derive(tmp_path, "--check").returncode == 1
+    missing = _derive(tmp_path, "suite-runs", "gone.jsonl")
+    assert missing.returncode == 2 and "gone.jsonl" in missing.stderr and "Traceback" not in missing.stderr
 
 
 def _junit(path: Path, cases: str) -> None:

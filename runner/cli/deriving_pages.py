@@ -1,7 +1,8 @@
-"""`memrun derive proofs`, `explain` and `independent`: the generated blocks of the docs that
-are not a table of a sweep's figures (tasks/README.md's `ready` proofs, from the manifests;
-docs/explain.md's summary, from `memrun explain`'s runs; docs/http.md's comparison with vegeta, from
-scripts/http_independent.py's windows). Like every block, they stand between
+"""`memrun derive proofs`, `explain`, `independent` and `suite-runs`: the generated blocks of the
+docs that are not a table of a sweep's figures (tasks/README.md's `ready` proofs, from the
+manifests; docs/explain.md's summary, from `memrun explain`'s runs; docs/http.md's comparison with
+vegeta, from scripts/http_independent.py's windows; docs/development.md's table of the test
+command's runs, from docs/suite-runs.jsonl). Like every block, they stand between
 `<!-- derived: … -->` markers, `memrun derive` writes them and `memrun derive --check` finds them
 stale."""
 
@@ -68,3 +69,21 @@ def independent(file: Path) -> None:
     except (OSError, ValueError) as e:
         raise InputError(str(e)) from None
     click.echo(table(windows), nl=False)
+
+
+@derive.command(
+    "suite-runs",
+    short_help="The table of the test command's runs: docs/development.md's.",
+)
+@click.argument("file", type=click.Path(path_type=Path))
+def suite_runs(file: Path) -> None:
+    """From the record scripts/test and scripts/quickstart append to (MEMRUN_TEST_RECORD=FILE,
+    through scripts/suite_runs.py): one row per run of `bash scripts/test`, oldest first, with the
+    quick start run before it in the same clone beside it."""
+    from runner.derive.suite_runs import load, table
+
+    try:
+        rows = load(file)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{file}: {e.strerror if isinstance(e, OSError) else e}") from None
+    click.echo(table(rows), nl=False)
