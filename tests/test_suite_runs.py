@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from runner.derive import suite_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,3 +97,17 @@ def test_a_run_made_elsewhere_is_recorded_under_its_commit_and_a_wrong_call_is_r
         assert p.returncode != 0 and "Traceback" not in p.stderr, p.stderr
         assert ("--wall" in p.stderr) if "--wall" not in bad else ("lunch" in p.stderr)
     assert len(suite_runs.load(record)) == 1
+
+
+def test_the_readme_line_is_the_newest_purged_run_after_its_quick_start():
+    from runner.derive.suite_runs import latest_purged
+
+    rows = [
+        {"what": "quickstart", "commit": "a1", "wall_s": 1000},
+        {"commit": "a1", "date": "d1", "where": "purged fresh clone, after the quick start", "wall_s": 800},
+        {"commit": "b2", "date": "d2", "where": "packages present, no build/", "wall_s": 900},
+        {"commit": "c3", "date": "d3", "where": "purged fresh clone, no quick start", "wall_s": 950},
+    ]
+    assert latest_purged(rows) == "16 min 40 s and 13 min 20 s (a1, d1)"
+    with pytest.raises(ValueError, match="no run after the quick start"):
+        latest_purged(rows[2:])

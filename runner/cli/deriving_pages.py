@@ -76,14 +76,19 @@ def independent(file: Path) -> None:
     short_help="The table of the test command's runs: docs/development.md's.",
 )
 @click.argument("file", type=click.Path(path_type=Path))
-def suite_runs(file: Path) -> None:
+@click.option(
+    "--latest-purged",
+    is_flag=True,
+    help="Only the newest quick start and test command on a purged machine, in one line (the README's).",
+)
+def suite_runs(file: Path, latest_purged: bool) -> None:
     """From the record scripts/test and scripts/quickstart append to (MEMRUN_TEST_RECORD=FILE,
     through scripts/suite_runs.py): one row per run of `bash scripts/test`, oldest first, with the
     quick start run before it in the same clone beside it."""
-    from runner.derive.suite_runs import load, table
+    from runner.derive import suite_runs as runs
 
     try:
-        rows = load(file)
+        rows = runs.load(file)
+        click.echo(runs.latest_purged(rows) if latest_purged else runs.table(rows), nl=False)
     except (OSError, ValueError) as e:
         raise InputError(f"{file}: {e.strerror if isinstance(e, OSError) else e}") from None
-    click.echo(table(rows), nl=False)

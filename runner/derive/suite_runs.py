@@ -61,6 +61,25 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def latest_purged(rows: list[dict[str, Any]]) -> str:
+    """The README's line: the newest run of the test command made after the quick start in a fresh
+    clone on a purged machine, with that quick start: "17 min 18 s and 14 min 31 s (24f28df,
+    2026-11-28)". ValueError where the record has none."""
+    quick: dict[str, float] = {}
+    found = None
+    for r in rows:
+        if r.get("what") == "quickstart":
+            quick[r["commit"]] = r["wall_s"]
+        elif "purged" in (r.get("where") or "") and "after the quick start" in (r.get("where") or ""):
+            wall = r.get("quickstart_s") or quick.get(r["commit"])
+            if wall:
+                found = (wall, r)
+    if found is None:
+        raise ValueError("no run after the quick start on a purged machine")
+    wall, r = found
+    return f"{minutes(wall)} and {minutes(r['wall_s'])} ({r['commit']}, {r['date']})"
+
+
 def load(file: Path) -> list[dict[str, Any]]:
     """The record's lines, in order. OSError or ValueError for a file that cannot be read."""
     return [json.loads(line) for line in file.read_text().splitlines() if line.strip()]
