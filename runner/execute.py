@@ -45,7 +45,8 @@ class Execution:
     memory_cap: int | None
     result: RunResult
     judged: verdict.Verdict
-    client: dict[str, Any] | None = None  # the load client's report (a workload's that has one)
+    # the workload's own account: its load client's report, or a tick program's summary
+    client: dict[str, Any] | None = None
 
     def record(self, run_id: str | None = None, **identity: object) -> RunRecord:
         """The stored record; identity = sweep_id, repeat, attempt, sleep_requested, versions, kind,

@@ -77,8 +77,9 @@ class RunRecord:
     # written before workloads existed are sleep rows) or "connections" (idle TCP connections).
     # Tables and figures never mix two workloads.
     workload: str = DEFAULT_WORKLOAD
-    # connections: memrun's load client of this run (runner.workloads.connections.client.ClientReport):
-    # its summary (connected, dropped, connect errors, times), cgroup peak and CPU time.
+    # The workload's own account of the run, beside what memrun measured of the program: its load
+    # client's report (connections, http: connected, dropped, phases, the client's cgroup peak and
+    # CPU time), or a tick program's summary (wakes asked and achieved, lateness, CPU per wake).
     client: dict[str, Any] | None = None
     # The workload's parameters this run was made with (runner.workload.Parameter: a connection's
     # read buffer, a load client's rates...). Rows stored before parameters existed kept the
