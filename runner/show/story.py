@@ -103,6 +103,7 @@ def _events(case: Case) -> list[tuple[float, str]]:
     """(seconds, what happened) in time order, from the timeline and the run's outcome."""
     record, r, points = case.record, case.record.result, live(case.timeline)
     out: list[tuple[float, str]] = []
+    after_ready = record.resolved_workload.holds_after_ready  # its hold begins at `ready`
     if points:
         start = creation_start(points)
         peak = max(points, key=lambda p: p.threads)
@@ -114,13 +115,18 @@ def _events(case: Case) -> list[tuple[float, str]]:
         if not stopped:
             out.append((peak.t, f"{peak.threads:,} threads alive, the most at any sample{of}"))
         end = r.wall_s if r is not None else points[-1].t
-        if record.sleep_s and start + record.sleep_s <= end:
+        if after_ready and record.sleep_s and r is not None and r.ready_s is not None:
+            if r.ready_s + record.sleep_s <= end:  # a client's hold, a tick's
+                hold = record.resolved_workload.words.hold
+                text = f"the {record.sleep_s:g} s {hold} after `ready` ends"
+                out.append((r.ready_s + record.sleep_s, text))
+        elif not after_ready and record.sleep_s and start + record.sleep_s <= end:
             out.append((start + record.sleep_s, f"the first tasks' {record.sleep_s:g} s sleep ends"))
     if case.diagnosis is not None:
         out.append((case.diagnosis.at_s, case.diagnosis.text))
     if r is not None:
         if r.ready_s is not None:
-            late = r.ready_s > (record.sleep_s or r.ready_s)
+            late = not after_ready and r.ready_s > (record.sleep_s or r.ready_s)
             out.append(
                 (r.ready_s, f"`ready {r.ready_n}`" + (", after the first tasks had ended" if late else ""))
             )
