@@ -14,9 +14,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from runner.results.record import METRICS
-from runner.show.text import file_word, n_label
+from runner.show.text import n_label
 from runner.workloads.tick.analysis import cells
 from runner.workloads.tick.figures import lateness_chart, over_sleep_chart
+from runner.workloads.views import hgrm_folders
 
 
 def extras(runs: pd.DataFrame) -> dict[tuple[str, int], dict[str, Any]]:
@@ -101,12 +102,8 @@ def data_files(runs: pd.DataFrame, out_dir: Path, prefix: str) -> list[Path]:
     """HdrHistogram's percentile distributions of the lateness (`.hgrm`, values in ms), one per
     variant and N with a valid run (`<prefix>hgrm/VARIANT-nN.hgrm`), a folder per label where
     there are several."""
-    labels = sorted(runs["label"].dropna().unique()) if "label" in runs else []
-    groups = [(label, runs[runs["label"] == label]) for label in labels] if len(labels) > 1 else [("", runs)]
     written = []
-    for label, group in groups:
-        group.attrs = runs.attrs
-        folder = out_dir / (f"{prefix}hgrm-{file_word(label)}" if label else f"{prefix}hgrm")
+    for folder, group in hgrm_folders(runs, out_dir, prefix):
         for (variant, n), cell in sorted(cells(group).items()):
             h = cell["_hist"]
             if not h.count:

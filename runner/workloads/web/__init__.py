@@ -13,7 +13,6 @@ execute.py runs one cell. This module only describes the workload.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from runner.workload import Parameter, Words, register
@@ -147,10 +146,6 @@ class Http(HoldsDescriptors, ShowsInPackage):
             problem, _, remedy = text.partition("): ")
             return ("fd-limit", f"not run: {problem + ')' if remedy else text}", remedy or None)
         return None
-
-    # Its views beyond the common hooks (runner.workloads.views), imported when a view asks.
-    def data_files(self, runs: Any, out_dir: Path, prefix: str) -> list[Path]:
-        return self._show().data_files(runs, out_dir, prefix)
 
     def pinned_cpus(self, client: Mapping[str, Any] | None) -> str | None:
         """The server's taskset list, as the load client recorded it."""

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from runner.results.record import METRICS
-from runner.show.text import file_word
+from runner.workloads.views import hgrm_folders
 from runner.workloads.web.analysis import hist_cells, phase_cells
 from runner.workloads.web.figures import cpu_chart, latency_chart, memory_chart
 from runner.workloads.web.table import client_line as client_line  # `memrun inspect`'s line
@@ -75,11 +75,8 @@ def data_files(runs: pd.DataFrame, out_dir: Path, prefix: str) -> list[Path]:
     with a valid run: the latency from the scheduled time, pooled (`<prefix>hgrm/VARIANT-cC-rR.hgrm`),
     and the client's send lag beside it (`...-send-lag.hgrm`), as wrk2 and HdrHistogram's plotter
     read them. Several labels (machines) are never pooled: a folder each (`<prefix>hgrm-LABEL`)."""
-    labels = sorted(runs["label"].dropna().unique()) if "label" in runs else []
-    groups = [(label, runs[runs["label"] == label]) for label in labels] if len(labels) > 1 else [("", runs)]
     written = []
-    for label, group in groups:
-        folder = out_dir / (f"{prefix}hgrm-{file_word(label)}" if label else f"{prefix}hgrm")
+    for folder, group in hgrm_folders(runs, out_dir, prefix):
         for (variant, c), cell in sorted(hist_cells(group).items()):
             for rate, r in sorted(cell["rates"].items()):
                 for part, suffix in (("latency", ""), ("send_lag", "-send-lag")):
