@@ -15,8 +15,17 @@ import pandas as pd
 from runner.analysis.hdr import PERCENTILES, Hist, stored, us
 from runner.results.summary import counted_runs
 from runner.units import KIB
+from runner.workloads.tick.summary import MIN_CPU_S
 
 LATENCY = (*PERCENTILES, "max_us")
+
+
+def resolved_cpu(told: dict[str, Any]) -> float | None:
+    """A run's CPU per wake (µs) where the CPU it rests on is at least MIN_CPU_S, else None."""
+    per, wakes = told.get("cpu_per_wake_us"), told.get("achieved") or 0
+    if not isinstance(per, int | float) or per * wakes / 1e6 < MIN_CPU_S:
+        return None
+    return float(per)
 
 
 def _median(values: Iterable[Any]) -> float | None:
@@ -55,15 +64,15 @@ def cells(runs: pd.DataFrame, metric: str = "peak_rss") -> dict[tuple[str, int],
             h = h + stored(c.get("lateness"))
         lateness = {k: us(h.percentile_ns(p)) for k, p in PERCENTILES.items()}
         lateness["max_us"] = us(h.max_ns())
-        over = None
-        if key in asleep and key in ticking and n > 0:
+        over = None  # per task: at N = 1 it would be the two programs' difference, not a task's
+        if key in asleep and key in ticking and n > 1:
             over = (ticking[key] - asleep[key]) / n
         out[key] = {
             "runs": len(told),
             "achieved_share": _median(c["achieved"] / c["asked"] for c in told),
             "wakes_per_s": _median(c.get("wakes_per_s") for c in told),
             "asked_per_s": _median(int(n) / c["window_s"] * c["periods"] for c in told if c.get("window_s")),
-            "cpu_per_wake_us": _median(c.get("cpu_per_wake_us") for c in told),
+            "cpu_per_wake_us": _median(resolved_cpu(c) for c in told),
             "keeps_up": all(bool(c.get("keeps_up")) for c in told),
             "lateness": lateness,
             "over_sleep_bytes": over,

@@ -15,6 +15,7 @@ from runner.tasks import Variant
 from runner.workload import Workload
 from runner.workloads.tick import judge, summary
 from runner.workloads.tick.params import period_us
+from runner.workloads.tick.summary import MIN_CPU_S
 
 
 def default_timeout(sleep: float, period: float) -> float:
@@ -26,13 +27,15 @@ def default_timeout(sleep: float, period: float) -> float:
 def cpu_per_wake(timeline: Sequence[Sample], ready_s: float, window_s: float, wakes: int) -> float | None:
     """Seconds of the tree's CPU per wake: its user + system time over `window_s` from `ready`
     (the program's window is within a period of that), divided by the wakes achieved; None
-    without CPU times or wakes."""
+    without CPU times or wakes, or with under MIN_CPU_S of CPU to divide."""
     points = [s for s in timeline if s.user_s is not None and s.sys_s is not None]
     if wakes < 1 or len(points) < 2 or points[-1].t < ready_s + window_s * 0.5:
         return None
     cpu = lambda s: (s.user_s or 0.0) + (s.sys_s or 0.0)  # noqa: E731
     spent = interpolate(points, ready_s + window_s, cpu) - interpolate(points, ready_s, cpu)
-    return max(spent, 0.0) / wakes
+    if spent < MIN_CPU_S:  # under ten of the kernel's clock ticks: too little to divide
+        return None
+    return spent / wakes
 
 
 def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings: Settings) -> Execution:

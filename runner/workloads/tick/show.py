@@ -49,7 +49,7 @@ def _ms(value_us: float | None) -> str:
 def tail(recs: list[dict[str, Any]]) -> str:
     """Below the legend: per cell, the wakes achieved, the lateness percentiles (ms), the CPU per
     wake and the KiB a ticking task costs over a sleeping one."""
-    rows = [r for r in recs if isinstance(r.get("tick"), dict)]
+    rows = sorted((r for r in recs if isinstance(r.get("tick"), dict)), key=lambda r: (r["n"], r["variant"]))
     if not rows:
         return ""
     lines = [
@@ -76,8 +76,9 @@ def tail(recs: list[dict[str, Any]]) -> str:
     lines.append(
         "\nwakes achieved: of those due in the window's whole periods, the share that came before its "
         "end (✗: cannot keep up: under 99 %, or p99 past one period); lateness: wake − due time, "
-        "pooled over runs; CPU: the tree's user + system time over the window ÷ wakes; KiB/task over "
-        "sleep: (peak ticking − peak sleeping) ÷ N, where this folder has sleep runs at that N."
+        "pooled over runs; CPU: the tree's user + system time over the window ÷ wakes (– under 0.1 s of "
+        "CPU, which the kernel counts in 10 ms ticks); KiB/task over sleep: (peak ticking − peak "
+        "sleeping) ÷ N at N > 1, where this folder has sleep runs at that N."
     )
     return "\n".join(lines) + "\n"
 

@@ -17,6 +17,9 @@ from typing import Any
 from runner.analysis.hdr import PERCENTILES, Hist, index_of, us
 
 BUCKETS = 3328  # exact below 256 µs, then 128 a power of two up to 2^32 µs
+# The least CPU time a CPU per wake rests on: the kernel counts a process's CPU in clock ticks
+# (10 ms here), so three wakes of one task (N = 1) read as 0 or 3,333 µs each.
+MIN_CPU_S = 0.1
 LINE = re.compile(r"^tick periods (\d+) asked (\d+) achieved (\d+) checksum (\d+)\s*$")
 
 
