@@ -17,11 +17,14 @@ from runner.workloads.tick import judge, summary
 from runner.workloads.tick.params import period_us
 from runner.workloads.tick.summary import MIN_CPU_S
 
+SPAWN_RATE = 10_000  # tasks a second the default timeout allows for, allocating and first waking
 
-def default_timeout(sleep: float, period: float) -> float:
-    """Bound every run: the spawn, the first wakes (two periods), the hold after `ready`, the end;
-    a stuck one still ends."""
-    return 2 * sleep + 3 * period + 90
+
+def default_timeout(n: int, sleep: float, period: float) -> float:
+    """Bound every run: the spawn and the first wakes (two periods, and N at SPAWN_RATE: trio,
+    erlang and haskell at 1M were still before `ready` after 101 s), the hold after `ready`, the
+    end; a stuck one still ends."""
+    return 2 * sleep + 3 * period + 90 + n / SPAWN_RATE
 
 
 def cpu_per_wake(timeline: Sequence[Sample], ready_s: float, window_s: float, wakes: int) -> float | None:
@@ -55,7 +58,7 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
 
     run_settings = dataclasses.replace(settings, on_line=on_line)
     launch = Launch.of(variant, n, sleep, run_settings, state=state, period_us=period_us(period))
-    timeout = launch.timeout(default_timeout(sleep, period))
+    timeout = launch.timeout(default_timeout(n, sleep, period))
     result = launch.run(timeout)
     try:
         told: summary.Summary | str = summary.parse(lines)

@@ -51,9 +51,16 @@ class Asked:
     period: float  # seconds
 
 
+SAMPLES_AT_READY = 2  # a read of the tree can come back short (elixir-spawn at 100k: 1 MiB once)
+
+
 def rss_at(timeline: Sequence[Sample], t: float) -> int | None:
-    """The tree's RSS at the first sample at or after t (None: no sample there)."""
-    return next((s.rss for s in timeline if s.t >= t and s.procs > 0 and s.rss > 0), None)
+    """The tree's RSS at t: the highest of the first SAMPLES_AT_READY samples at or after it, so
+    that one short read (a process of the tree missed between two reads) does not decide alone;
+    None where no sample is there. They span twice the sampling interval (0.1 s by default): a
+    program whose tasks write their states at their next wake instead is still caught."""
+    found = [s.rss for s in timeline if s.t >= t and s.procs > 0 and s.rss > 0][:SAMPLES_AT_READY]
+    return max(found) if found else None
 
 
 def first_wake_due(n: int, period: float) -> float:

@@ -87,8 +87,9 @@ def test_a_fake_that_falls_behind_cannot_keep_up_and_says_the_rate_it_held(tmp_p
     [({"FAKE_TICK_LAZY": "1"}, "state-not-resident"), ({"FAKE_TICK_EARLY_READY": "1"}, "ready-before-wake")],
 )
 def test_a_broken_proof_is_never_valid(tmp_path, env, code):
-    """States written only after `ready`, or `ready` before any first wake: invalid, said why."""
-    row = _tick(tmp_path, tmp_path / "out", 2000, "200ms", state="64KiB", env=env)
+    """States written only at each task's first wake after `ready` (over the next half second), or
+    `ready` before any first wake: invalid, said why."""
+    row = _tick(tmp_path, tmp_path / "out", 2000, "500ms", state="64KiB", env=env)
     assert (row["verdict"], row["code"]) == ("invalid", code), row["reason"]
 
 

@@ -53,3 +53,17 @@ def test_the_summary_reads_into_percentiles_at_the_buckets_lowest_value():
 def test_a_summary_off_the_protocol_says_what_is_wrong(lines, says):
     with pytest.raises(SummaryError, match=says):
         parse(lines)
+
+
+def test_one_short_read_of_the_tree_does_not_decide_the_rss_at_ready():
+    from runner.measure.result import Sample
+    from runner.workloads.tick.judge import rss_at
+
+    mib = 1 << 20
+    timeline = [
+        Sample(0.95, 200 * mib, 5, 1, None),
+        Sample(1.0, mib, 5, 1, None),
+        Sample(1.05, 200 * mib, 5, 1, None),
+    ]
+    assert rss_at(timeline, 0.99) == 200 * mib  # elixir-spawn's sample of 1 MiB at 100k, once
+    assert rss_at(timeline, 1.2) is None
