@@ -5,7 +5,8 @@ timeline show (tasks/README.md, "Tick protocol"). Which rule decides, first matc
    long spawn is never "spawn-outlasted-sleep"): could not start, crashed, failed, timed out;
 2. no summary, or one that is not the protocol's (`no-summary`);
 3. `ready` before the last task's first wake was due, P·(2 - 1/N) after the fork (the program's
-   clock starts after the fork): its tasks had not all woken (`ready-before-wake`);
+   clock starts after the fork): its tasks had not all woken (`ready-before-wake`; also where the
+   run ended before its hold, which an early `ready` makes it do);
 4. the tree's RSS at `ready` under N·S: the states were not all resident (`state-not-resident`);
 5. no whole period between `ready` and the end of the hold, or `asked` is not N·K (`no-window`);
 6. valid. It *cannot keep up* (`cannot-keep-up`, a finding of a valid run, stored with the rate
@@ -94,20 +95,23 @@ def judge(
     n, p = asked.n, asked.period
     hold = max(asked.sleep, result.ready_s or 0.0)
     ran = verdict.classify(result, n, hold, per_task, limits, failures, workload)
-    if not ran.valid:
-        return ran
-    if isinstance(summary, str):
-        return Verdict("invalid", "no-summary", f"{summary} ({PROTOCOL})", "print the summary at the end")
     ready = result.ready_s or 0.0
     due = first_wake_due(n, p)
-    if ready < due - 0.001:
-        return Verdict(
+    early = None
+    if result.ready_s is not None and ready < due - 0.001:
+        early = Verdict(
             "invalid",
             "ready-before-wake",
             f"`ready {n}` after {ready:.3f} s, before the last task's first wake was due "
             f"({due:.3f} s after the start at the earliest): not every task had woken",
             f"print `ready N` once every task has finished its first wake ({PROTOCOL})",
         )
+    if not ran.valid:  # a run that ended before its hold because `ready` came early: the cause
+        return early if early is not None and ran.code == "ended-before-sleep" else ran
+    if isinstance(summary, str):
+        return Verdict("invalid", "no-summary", f"{summary} ({PROTOCOL})", "print the summary at the end")
+    if early is not None:
+        return early
     rss = rss_at(result.timeline, ready)
     if rss is not None and rss < n * asked.state:
         return Verdict(
