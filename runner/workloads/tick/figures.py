@@ -10,9 +10,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from runner.show.figures.style import footnote, wrap
+from runner.show.figures.style import MARKERS, footnote, wrap
 from runner.show.text import n_label
 from runner.units import KIB
+
+LINES = ("-", "--", ":", "-.")
+
+
+def line_style(i: int) -> tuple[Any, str, str]:
+    """The i-th line's colour, dash and marker: ten colours, then the same ten dashed with
+    another marker, and so on, so that 29 runtimes (and up to 40) never share a look; tab20's 20
+    colours spread over 29 lines gave several pairs the same one."""
+    palette = plt.get_cmap("tab10").colors
+    turn = i // len(palette)
+    return palette[i % len(palette)], LINES[turn % len(LINES)], MARKERS[turn % len(MARKERS)]
 
 
 def lateness_chart(cells: dict[tuple[str, int], dict[str, Any]], title: str, note: str) -> Figure | None:
@@ -27,12 +38,12 @@ def lateness_chart(cells: dict[tuple[str, int], dict[str, Any]], title: str, not
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(11.0, 6.5), layout="constrained")
-    colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(series), 2)))
-    for color, (variant, points) in zip(colors, sorted(series.items()), strict=False):
+    for i, (variant, points) in enumerate(sorted(series.items())):
+        color, line, marker = line_style(i)
         ns = [p[0] for p in points]
-        ax.plot(ns, [p[1] for p in points], "-", color=color, label=variant, linewidth=1.4)
+        ax.plot(ns, [p[1] for p in points], line, color=color, label=variant, linewidth=1.4)
         for n, ms, ok in points:
-            ax.plot(n, ms, "o", color=color, markerfacecolor=color if ok else "white", markersize=5)
+            ax.plot(n, ms, marker, color=color, markerfacecolor=color if ok else "white", markersize=5)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("N tasks (log)")
