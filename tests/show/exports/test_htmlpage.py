@@ -31,7 +31,7 @@ TAB_BLUE = (31, 119, 180)  # matplotlib's first colour: bars drawn means the SVG
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    require(exe is not None, "chromium is not installed (apt-get install chromium; scripts/bootstrap does)")
+    require(exe is not None, "chromium is not installed (apt-get install chromium; scripts/test does)")
     assert exe is not None
     flags = [
         "--headless",
