@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from runner import tasks
 from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
@@ -29,10 +29,8 @@ from runner.scheduling.memory import free_memory
 from runner.scheduling.predict import TYPICAL, Prediction, errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane, Scheduler
 from runner.scheduling.simulate import Exits, priced
-
-if TYPE_CHECKING:
-    from runner.sweep import Cell, Progress, SweepOptions
-    from runner.workload import Workload
+from runner.sweep_options import Cell, Progress, SweepOptions
+from runner.workload import Workload
 
 
 def chosen_sleep(sleep: SleepSpec, prediction: Prediction, n: int, per_task: dict, limits: Limits) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from runner import tasks
 from runner.capacity.evidence import RETRY, fits
@@ -17,14 +17,12 @@ from runner.execute import campaign_settings, execute, new_run_id, unrunnable_re
 from runner.judge import verdict
 from runner.measure import Sample
 from runner.results import ResultsDir, RunRecord
+from runner.results.capacity import CapacityResult
 from runner.scheduling.admit import Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane
 from runner.workload import DEFAULT, Workload, get
-
-if TYPE_CHECKING:
-    from runner.results.capacity import CapacityResult
 
 
 @dataclass

@@ -5,12 +5,11 @@ and watchers that follow the run's phases (a scheduler, a snapshot at the hold).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from runner.measure.launcher import LaunchReport
+from runner.measure.output import Output
 from runner.measure.result import Sample
-
-if TYPE_CHECKING:
-    from runner.measure.run import Run
 
 
 class Companion(Protocol):
@@ -42,6 +41,26 @@ class Watch(Protocol):
 INTERRUPTED = "interrupted"  # a Watcher's code that stops the run as Ctrl-C does (not stored)
 
 
+class RunView(Protocol):
+    """What a Watcher reads of the run it follows (runner.measure.run.Run is the one there is):
+    named here, so that the hooks need not import the Run that calls them."""
+
+    output: Output  # its stdout as read so far (output.ready_at: when `ready N` came)
+    report: LaunchReport  # the launcher's account (report.t_exit: when the program ended)
+
+    @property
+    def t_fork(self) -> float | None: ...
+
+    @property
+    def ready_s(self) -> float | None: ...
+
+    @property
+    def elapsed(self) -> float: ...
+
+    @property
+    def timeline(self) -> list[Sample]: ...
+
+
 class Watcher:
     """Follows one run from its own thread: launched() once the program is forked (it is
     spawning), held() once `ready N` came (the run just reached its hold: every task waits, the
@@ -50,15 +69,15 @@ class Watcher:
     as Ctrl-C does (measure() then raises Cancelled), any other code is stored as stopped_by.
     The defaults do nothing: a watcher overrides what it needs."""
 
-    def launched(self, run: Run) -> None:
+    def launched(self, run: RunView) -> None:
         """The program is forked: run.t_fork is set."""
 
-    def held(self, run: Run) -> None:
+    def held(self, run: RunView) -> None:
         """`ready N` came: run.ready_s is set, every task is in its wait."""
 
-    def stepped(self, run: Run) -> tuple[str, str] | None:
+    def stepped(self, run: RunView) -> tuple[str, str] | None:
         """After each sample (run.timeline[-1]): (code, reason) to stop the run now, or None."""
         return None
 
-    def finished(self, run: Run) -> None:
+    def finished(self, run: RunView) -> None:
         """The run is over and reaped (or was never started)."""
