@@ -1,22 +1,23 @@
 """`memrun bisect VARIANT LIBRARY FROM..TO --n N`: which release changed the per-task cost.
 
-The search and the prober are runner.bisection's (each version probed is measured as a sweep does it,
-in its own build folder, its runs at N=1 and N stored in --out as ordinary sweep rows labelled
-VARIANT@VERSION, so `memrun report OUT` shows every version tried); this module parses, prints each
-figure as it comes, and the summary. The whole search holds the measuring lock: builds disturb
-runs as much as runs do.
+The question, the search and the prober are runner.bisection's (each version probed is measured as
+a sweep does it, in its own build folder, its runs at N=1 and N stored in --out as ordinary sweep
+rows labelled VARIANT@VERSION, so `memrun report OUT` shows every version tried), the lines it
+prints runner.show.bisection's; this module parses, and prints each figure as it comes, and the
+summary. The whole search holds the measuring lock: builds disturb runs as much as runs do.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from runner.bisection import Outcome, search
+from runner.bisection import search
 from runner.bisection.probe import Prober
 from runner.cli.app import InputError, err, machine, main, select_variants
-from runner.cli.bisect_lines import probe_line, summary_lines
 from runner.cli.kernels import check_kernels, is_host, kernel_option
 from runner.cli.options import (
     INTERVAL_OPTION,
@@ -26,8 +27,12 @@ from runner.cli.options import (
     timeout_option,
 )
 from runner.cli.progress import SweepPrinter
-from runner.inputs import SleepSpec, parse_n
+from runner.cli.refusing import refused
 from runner.results import METRICS, ResultsDir, ResultsError
+from runner.show.bisection import probe_line, summary_lines
+
+if TYPE_CHECKING:
+    from runner.bisection.plan import Bisection
 
 
 @main.command(short_help="Find the first version whose per-task cost at N changes.")
@@ -88,68 +93,57 @@ def bisect(
     made in a guest (one boot per version probed), stored under LABEL@RELEASE; with several
     kernels, one search each.
     """
-    from runner.analysis.compare import parse_threshold
-    from runner.tasks import registry
-    from runner.vm import VmError
+    from runner.bisection.plan import BisectError, plan
 
-    variant = select_variants([variant_name])[0]
-    spec = variant.folder.versions.get(library)
-    if spec is None or not spec.applies_to(variant.name):
-        axes = [n for n, s in variant.folder.versions.items() if s.applies_to(variant.name)]
-        raise InputError(
-            f"{variant.name} has no version axis {library!r} (its axes: {', '.join(axes) or 'none'})"
-        )
-    low, sep, high = span.partition("..")
-    if not sep or not low or not high:
-        raise InputError(f"expected FROM..TO (e.g. 1.20.0..1.54.1), got {span!r}")
-    try:
-        n = parse_n(n_text)
-        limit = parse_threshold(threshold)
-        sleep = SleepSpec.parse(sleep_text)
-        ends = [registry.choose(variant.folder, spec, v)[0] for v in (low, high)]
-        versions = registry.choose(variant.folder, spec, f"{ends[0]}..{ends[1]}")
-    except registry.RegistryError as e:
-        raise InputError(str(e)) from None
-    except ValueError as e:
-        raise InputError(str(e)) from None
-    if n < 2:
-        raise InputError("--n must be at least 2: the per-task cost compares N with N=1")
+    with refused(BisectError):
+        asked = plan(select_variants([variant_name])[0], library, span, n_text, threshold, sleep_text, repeat)
     check_kernels(kernels)
-    versions = sorted({*versions, *ends}, key=registry.key)
-    runs = repeat or (3 if variant.spread else 1)
     out = ResultsDir(out_dir)
-    click.echo(
-        f"bisect {variant.name}: {spec.name} {versions[0]} .. {versions[-1]}, {len(versions)} releases "
-        f"in the registry's list; per-task {metric} at N={n:,}, threshold {limit:.0%}; "
-        f"at most {Outcome(versions, limit).bound} builds"
-    )
+    click.echo(asked.header(metric))
+    settings = Settings(timeout, interval / 1000.0, label, lambda: resolve_memory_cap(memory_cap, log=err))
     with machine(wait):
         for kernel in dict.fromkeys(kernels or ("host",)):
-            probe = Prober(
-                variant,
-                spec,
-                n,
-                metric,
-                sleep,
-                out,
-                timeout=timeout,
-                interval=interval / 1000.0,
-                label=label,
-                memory_cap=lambda: resolve_memory_cap(memory_cap, log=err),
-                command=" ".join(["memrun", *sys.argv[1:]]),
-                log=err,
-                progress=SweepPrinter,
-                on_probe=lambda p: click.echo(probe_line(p, n, metric)),
-                kernel=None if is_host(kernel) else kernel,
-            )
-            if kernels:
-                click.echo(f"on {'this machine' if is_host(kernel) else 'kernel ' + kernel}:")
-            try:
-                outcome = search(versions, probe.measure, threshold=limit, repeats=runs)
-            except (ResultsError, VmError) as e:
-                raise InputError(str(e)) from None
-            except KeyboardInterrupt:
-                click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
-                sys.exit(130)
-            for line in summary_lines(outcome, probe, spec.name, n, out):
-                click.echo(line)
+            _search(asked, metric, out, settings, kernel, several=bool(kernels))
+
+
+class Settings(NamedTuple):
+    """How each version's runs are made: as a sweep's options say."""
+
+    timeout: float | None
+    interval: float  # seconds
+    label: str | None
+    memory_cap: Callable[[], int | None]
+
+
+def _search(
+    chosen: Bisection, metric: str, out: ResultsDir, settings: Settings, kernel: str, several: bool
+) -> None:
+    """One search, here or in a guest of one kernel: each version's line as it is measured, then
+    the summary. Interrupted: where the runs so far are, and exit status 130."""
+    from runner.vm import VmError
+
+    probe = Prober(
+        chosen.variant,
+        chosen.spec,
+        chosen.n,
+        metric,
+        chosen.sleep,
+        out,
+        **settings._asdict(),
+        command=" ".join(["memrun", *sys.argv[1:]]),
+        log=err,
+        progress=SweepPrinter,
+        on_probe=lambda p: click.echo(probe_line(p, chosen.n, metric)),
+        kernel=None if is_host(kernel) else kernel,
+    )
+    if several:
+        click.echo(f"on {'this machine' if is_host(kernel) else 'kernel ' + kernel}:")
+    try:
+        outcome = search(chosen.versions, probe.measure, threshold=chosen.threshold, repeats=chosen.repeats)
+    except (ResultsError, VmError) as e:
+        raise InputError(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: the runs so far are in {out.path}", err=True)
+        sys.exit(130)
+    for line in summary_lines(outcome, probe, chosen.spec.name, chosen.n, out):
+        click.echo(line)
