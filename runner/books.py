@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from runner import tasks
-from runner.execute import Execution, execute
+from runner.execute import Execution, Settings, execute
 from runner.judge.rerun import longer_sleep
-from runner.measure import hold
+from runner.measure import RunSpec, hold
 from runner.measure.cgroups import RunCgroup
 from runner.results import RunRecord
 from runner.tasks.books import Books
@@ -70,15 +70,16 @@ def run(
     sleep: float,
     label: str,
     on_run: Callable[[Execution], None] | None = None,
-    **settings: Any,
+    memory_cap: int | None = None,
 ) -> RunRecord:
-    """One books run of the variant at N: the record, with `books` (figure -> bytes) and any
-    problem asking in its reason. The variant must have [variant.books]."""
+    """One books run of the variant at N (under memory_cap, where given): the record, with
+    `books` (figure -> bytes) and any problem asking in its reason. The variant must have
+    [variant.books]."""
     books = variant.books
     assert books is not None
     asker = Asker(variant, books)
-    override = {**books.env, **(settings.pop("env_override", None) or {})}
-    ex = execute(variant, n, sleep, env_override=override, at_hold=asker, **settings)
+    spec = RunSpec(memory_cap=memory_cap, at_hold=asker)
+    ex = execute(variant, n, sleep, Settings(spec, env_override=dict(books.env)))
     if on_run:
         on_run(ex)
     r = ex.result
@@ -92,18 +93,18 @@ def run(
 
 
 def run_long_enough(
-    variant: tasks.Variant, n: int, sleep: float, label: str, **settings: Any
+    variant: tasks.Variant, n: int, sleep: float, label: str, memory_cap: int | None = None
 ) -> list[RunRecord]:
     """The books run of the variant at N, and, where its spawn outlasted the sleep (judged so), a
     second one with the sleep `--sleep auto` would give it: a busy machine can make an Erlang VM
     take longer than 3 s to start one task. The first is then kept, superseded, as a sweep keeps
     it; no sleep helps where the machine's thread limits stop the spawn (not re-run)."""
-    first = run(variant, n, sleep, label, **settings)
+    first = run(variant, n, sleep, label, memory_cap=memory_cap)
     longer = longer_sleep(first.code, first.result.ready_s if first.result else None, variant, n, sleep)
     if longer is None:
         return [first]
     superseded = first.replace(superseded=True, remedy=f"re-run with sleep {longer:g} s")
-    return [superseded, run(variant, n, longer, label, **settings)]
+    return [superseded, run(variant, n, longer, label, memory_cap=memory_cap)]
 
 
 def variants_with_books(names: list[str]) -> list[tasks.Variant]:

@@ -8,16 +8,17 @@ import shlex
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from runner import fingerprint, hostinfo, tasks
 from runner.judge import overlap, verdict
 from runner.limits import futex, page_reporting, read_limits
 from runner.limits.host import Limits
-from runner.measure import RunResult, Sample, Watcher, measure
-from runner.measure.core import AtHold, Watch
+from runner.measure import RunResult, measure_command
+from runner.measure.hooks import Companion
+from runner.measure.spec import Command, OnLine, RunSpec
 from runner.results import RunRecord
 from runner.tasks import program, proof
 
@@ -86,51 +87,18 @@ class Execution:
 
 @dataclass(frozen=True)
 class Settings:
-    """How one run is made, whatever its workload: its bounds (timeout, the time `ready` must come
-    by, how far the timeout may be pushed back while threads are ending), its cap, the futex hash
-    every process asks for (limits.futex), the sampling interval and a callback per sample, the
-    user's `sweep --env` over the manifest's environment, the workload's parameters (None or one
-    left out: its default), a watch that may stop the run once it has shown what it was
-    for (a capacity probe whose exit stalls after its sleep: runner.capacity.stall), a callback
-    for every line the program writes on stdout, and the watchers that follow its phases (the
-    scheduler's). campaign_settings() builds one for a sweep's or a capacity search's run: the
-    one place both take their options from."""
+    """How one run is made, whatever its workload: how it is measured and bounded (spec: its
+    timeout, the time `ready` must come by, its cap, its sampling, the watchers that follow its
+    phases...; runner.measure.spec.RunSpec, handed as it is to the Run), and how its command is
+    made: the futex hash every process asks for (limits.futex), the user's `sweep --env` over the
+    manifest's environment, and the workload's parameters (None or one left out: its default).
+    A sweep's lane and a capacity probe build theirs from their campaign's shared settings
+    (runner.campaign.CampaignSettings.settings)."""
 
-    timeout: float | None = None
-    ready_by: float | None = None
-    memory_cap: int | None = None
+    spec: RunSpec = field(default_factory=RunSpec)
     futex_hash: int | None = None
-    interval: float = 0.05
-    on_sample: Callable[[Sample], None] | None = None
-    timeout_grace: float = 0.0
     env_override: dict[str, str] | None = None
-    stop_when: Watch | None = None
-    params: dict[str, Any] | None = None  # the workload's parameters (Workload.parameters)
-    at_hold: AtHold | None = None  # what to take at the hold instead of measure's snapshot
-    on_line: Callable[[bytes], None] | None = None  # every stdout line (measure's on_line)
-    watchers: Sequence[Watcher] = ()  # follow the run's phases (a scheduler's: runner.scheduling)
-
-    def run(
-        self, argv: list[str], env: dict[str, str], variant: tasks.Variant, timeout: float, **more: Any
-    ) -> RunResult:
-        """measure() the program with these settings, in its folder, its environment over memrun's
-        (without the proof attack's switches, which only an explicit environment may set)."""
-        return measure(
-            argv,
-            timeout=timeout,
-            ready_by=self.ready_by,
-            interval=self.interval,
-            env={**proof.scrubbed(os.environ), **env},
-            cwd=variant.folder.dir,
-            memory_cap=self.memory_cap,
-            on_sample=self.on_sample,
-            timeout_grace=self.timeout_grace,
-            stop_when=self.stop_when,
-            **({"at_hold": self.at_hold} if self.at_hold else {}),
-            on_line=self.on_line,
-            watchers=self.watchers,
-            **more,
-        )
+    params: Mapping[str, object] | None = None  # the workload's parameters (Workload.parameters)
 
 
 @dataclass(frozen=True)
@@ -173,14 +141,32 @@ class Launch:
 
     def timeout(self, default: float) -> float:
         """The user's --timeout, else the workload's default for this run."""
-        return self.settings.timeout if self.settings.timeout is not None else default
+        return self.settings.spec.timeout if self.settings.spec.timeout is not None else default
 
-    def run(self, timeout: float, **more: Any) -> RunResult:
-        """measure() this command (Settings.run); more: nofile, account_sockets, companion."""
-        return self.settings.run(self.argv, self.env, self.variant, timeout, **more)
+    def run(
+        self,
+        timeout: float,
+        *,
+        nofile: int | None = None,
+        account_sockets: bool = False,
+        companion: Companion | None = None,
+        on_line: OnLine | None = None,
+    ) -> RunResult:
+        """Measure this command as the settings' spec says (that spec handed to the Run as it is),
+        bounded by timeout where the spec sets none (Launch.timeout), in its folder, its
+        environment over memrun's (without the proof attack's switches, which only an explicit
+        environment may set); nofile, account_sockets, companion, on_line: the workload's
+        (runner.measure.spec.Command)."""
+        env = {**proof.scrubbed(os.environ), **self.env}
+        command = Command(
+            self.argv, env, self.variant.folder.dir, timeout, nofile, account_sockets, companion, on_line
+        )
+        return measure_command(command, self.settings.spec)
 
-    def execution(self, timeout: float, result: RunResult, judged: verdict.Verdict, **more: Any) -> Execution:
-        """What ran, what it measured and how it was judged; more: client."""
+    def execution(
+        self, timeout: float, result: RunResult, judged: verdict.Verdict, client: dict[str, Any] | None = None
+    ) -> Execution:
+        """What ran, what it measured and how it was judged; client: the workload's own account."""
         return Execution(
             self.variant,
             self.n,
@@ -189,34 +175,18 @@ class Launch:
             self.argv,
             self.env,
             self.reasons,
-            self.settings.memory_cap,
+            self.settings.spec.memory_cap,
             result,
             judged,
-            **more,
+            client,
         )
 
 
-def campaign_settings(opts: Any, **per_run: Any) -> dict[str, Any]:
-    """The settings of one run of a campaign (runner.sweep.SweepOptions,
-    runner.capacity.CapacityOptions): what every run of it shares, read from its options in this
-    one place, and what this run sets (per_run: timeout, ready_by, timeout_grace, stop_when,
-    on_sample, watchers; and the memory cap, which a capacity probe sets to its budget)."""
-    shared = {
-        "memory_cap": getattr(opts, "memory_cap", None),
-        "futex_hash": opts.futex_hash,
-        "interval": opts.interval,
-        "env_override": getattr(opts, "env_override", None) or None,
-        "params": opts.params or None,
-    }
-    return {**shared, **per_run}
-
-
-def execute(variant: tasks.Variant, n: int, sleep: float, **settings: Any) -> Execution:
+def execute(variant: tasks.Variant, n: int, sleep: float, settings: Settings | None = None) -> Execution:
     """Run the variant's program with N units of its workload (Variant.workload, runner.workloads)
-    under a fresh (capped) cgroup and judge the run: the workload says how. settings: the fields of
-    Settings (timeout, ready_by, memory_cap, futex_hash, interval, on_sample, timeout_grace,
-    env_override, params)."""
-    return variant.workload.execute(variant, n, sleep, Settings(**settings))
+    under a fresh (capped) cgroup and judge the run: the workload says how, with these settings
+    (None: every default)."""
+    return variant.workload.execute(variant, n, sleep, settings or Settings())
 
 
 def command(

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import tasks
-from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
+from runner.execute import Execution, Settings, execute, new_run_id, unrunnable_record
 from runner.inputs import SleepSpec
 from runner.judge import verdict
 from runner.judge.rerun import auto_sleep, longer_sleep
 from runner.limits import predict as limit_hits
 from runner.limits import read_limits
 from runner.limits.host import Limits
+from runner.measure import RunSpec, Watcher
 from runner.results import RunRecord, cost
 from runner.results.needs import thread_need
 from runner.scheduling import simulate
@@ -303,17 +304,19 @@ def _attempt(
     """One run of the cell at its turn, stored; and the longer sleep of a re-run when it needs one."""
     opts = ctx.opts
 
-    def body(watchers: list) -> Any:
+    def body(watchers: list[Watcher]) -> Execution:
         ctx.began(cell, plan.sleep)
         on_sample = lambda s: ctx.progress.on_sample(cell, s)  # noqa: E731
-        settings = campaign_settings(
-            opts,
+        spec = RunSpec(
             timeout=opts.timeout,
             ready_by=_ready_by(ctx, cell, plan),
+            interval=opts.interval,
+            memory_cap=opts.memory_cap,
             on_sample=on_sample,
             watchers=watchers,
         )
-        return execute(cell.variant, cell.n, plan.sleep, **settings)
+        settings = Settings(spec, opts.futex_hash, opts.env_override or None, opts.params or None)
+        return execute(cell.variant, cell.n, plan.sleep, settings)
 
     ran = lane.run(order, plan, body)
     ex = ran.value

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runner import tasks
-from runner.execute import execute
+from runner.execute import Settings, execute
 from runner.hostinfo import cpu_model
 from runner.inputs import parse_n
 from runner.workload import get as get_workload
@@ -56,7 +56,7 @@ def memrun_window(
 ) -> tuple[float, float, float | None]:
     """(answers/s in the window, the client's busy share, server CPU ms per 1k) of one memrun run."""
     params = {"rate": [rate], "warmup": warmup, "window": window, "server_cpus": [], "header": header}
-    ex = execute(variant, c, 10, params=params)
+    ex = execute(variant, c, 10, Settings(params=params))
     if not ex.client or not ex.client.get("phases"):
         raise SystemExit(f"{variant.name}: memrun's run did not measure a phase: {ex.judged.reason}")
     ph = ex.client["phases"][0]

@@ -7,16 +7,17 @@ from types import SimpleNamespace
 
 from runner.execute import Launch, Settings
 from runner.judge.verdict import Verdict
+from runner.measure import RunSpec
 
 
-def _launch(**settings: object) -> Launch:
+def _launch(spec: RunSpec | None = None) -> Launch:
     variant = SimpleNamespace(name="fake")
-    return Launch(variant, 10, 2.0, Settings(**settings), ["prog", "10"], {"A": "1"}, ["why"])  # type: ignore[arg-type]
+    return Launch(variant, 10, 2.0, Settings(spec or RunSpec()), ["prog", "10"], {"A": "1"}, ["why"])  # type: ignore[arg-type]
 
 
 def test_timeout_is_the_users_else_the_workloads() -> None:
     assert _launch().timeout(94.0) == 94.0
-    assert _launch(timeout=7.5).timeout(94.0) == 7.5
+    assert _launch(RunSpec(timeout=7.5)).timeout(94.0) == 7.5
 
 
 def test_prefixed_runs_the_command_under_another() -> None:
@@ -28,7 +29,7 @@ def test_prefixed_runs_the_command_under_another() -> None:
 
 def test_execution_says_what_ran_with_the_runs_cap() -> None:
     judged = Verdict("valid", "ok", "", None)
-    ex = _launch(memory_cap=1 << 20).prefixed("nice").execution(9.0, None, judged, client={"c": 1})  # type: ignore[arg-type]
+    ex = _launch(RunSpec(memory_cap=1 << 20)).prefixed("nice").execution(9.0, None, judged, client={"c": 1})  # type: ignore[arg-type]
     assert (ex.n, ex.sleep, ex.timeout, ex.memory_cap) == (10, 2.0, 9.0, 1 << 20)
     assert (ex.argv, ex.env, ex.flag_reasons) == (["nice", "prog", "10"], {"A": "1"}, ["why"])
     assert ex.judged is judged and ex.client == {"c": 1}

@@ -13,9 +13,9 @@ from runner.capacity.evidence import RETRY, fits
 from runner.capacity.search import Probe
 from runner.capacity.stall import StallWatch, room
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
-from runner.execute import campaign_settings, execute, new_run_id, unrunnable_record
+from runner.execute import Execution, Settings, execute, new_run_id, unrunnable_record
 from runner.judge import verdict
-from runner.measure import Sample
+from runner.measure import RunSpec, Sample
 from runner.results import ResultsDir, RunRecord
 from runner.results.capacity import CapacityResult
 from runner.scheduling.admit import Plan
@@ -134,24 +134,22 @@ class Prober:
             self.probes.append(record)
             return record
         timeout = max(probe_timeout(self._history(), self.variant.name, n, sleep), room(sleep))
-        settings = campaign_settings(
-            self.opts,
+        spec = RunSpec(
             timeout=timeout,
-            timeout_grace=TIMEOUT_GRACE * timeout,  # a capacity is about memory, not exit speed
             ready_by=sleep,
+            timeout_grace=TIMEOUT_GRACE * timeout,  # a capacity is about memory, not exit speed
+            interval=self.opts.interval,
             memory_cap=self.budget,
             stop_when=StallWatch(sleep),
         )
-        ex, more = self._execute(n, sleep, settings)
+        ex, more = self._execute(n, sleep, spec)
         while ex.result.stopped_by == MEMORY_GUARD:  # not the program's doing: run again, alone
             stopped = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
             stopped = stopped.replace(
                 verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True
             )
             self.opts.out.add_run(stopped, ex.timeline())
-            ex, more = self._execute(
-                n, sleep, settings, alone="stopped beside others to keep the host's memory"
-            )
+            ex, more = self._execute(n, sleep, spec, alone="stopped beside others to keep the host's memory")
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
         self.opts.out.add_run(record, ex.timeline())
         self.probes.append(record)
@@ -159,13 +157,18 @@ class Prober:
             self.flat.add(record.run_id or "")
         return record
 
+    def _settings(self, spec: RunSpec) -> Settings:
+        """The probe's settings: its spec, and how its command is made (the search's)."""
+        return Settings(spec, self.opts.futex_hash, None, self.opts.params or None)
+
     def _execute(
-        self, n: int, sleep: float, settings: dict[str, Any], alone: str | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """The probe's run, at its turn in the scheduler's lane (when it has one), and what the
-        record stores of that: its run id, what ran beside it, what was predicted."""
+        self, n: int, sleep: float, spec: RunSpec, alone: str | None = None
+    ) -> tuple[Execution, dict[str, Any]]:
+        """The probe's run, at its turn in the scheduler's lane (when it has one; its watchers
+        then join the spec), and what the record stores of that: its run id, what ran beside it,
+        what was predicted."""
         if self.lane is None:
-            return execute(self.variant, n, sleep, **settings), {}
+            return execute(self.variant, n, sleep, self._settings(spec)), {}
         v = self.variant
         pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
@@ -175,7 +178,9 @@ class Prober:
         plan = dataclasses.replace(plan, holds_after_ready=v.workload.holds_after_ready)
         self.count += 1
         ran = self.lane.run(
-            (*self.order, self.count), plan, lambda w: execute(v, n, sleep, **settings, watchers=w)
+            (*self.order, self.count),
+            plan,
+            lambda w: execute(v, n, sleep, self._settings(dataclasses.replace(spec, watchers=w))),
         )
         ex = ran.value
         predicted = {**pred.to_json(), "peak": peak, **errors(pred, ex.result.ready_s, figure(ex.result))}

@@ -21,21 +21,16 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
 
-from runner.measure import cgroups, ending, hold
-from runner.measure.deadlines import READY_LATE, TIMEOUT, Deadlines
-from runner.measure.hooks import INTERRUPTED, Companion, Watch, Watcher
+from runner.measure import cgroups, ending
+from runner.measure.deadlines import READY_LATE, TIMEOUT
+from runner.measure.hooks import INTERRUPTED
 from runner.measure.launcher import LaunchReport, ensure_launcher, read_lines
 from runner.measure.output import Output
 from runner.measure.result import RunResult, Sample
 from runner.measure.sampler import Sampler
+from runner.measure.spec import Command, RunSpec, both
 from runner.measure.teardown import kill_everything
-
-# At the hold (the first sample after `ready N`): given the tree's pids, the run's cgroup and the
-# seconds since the fork, what the run's memory is made of then (runner.measure.hold.snapshot).
-AtHold = Callable[[list[int], cgroups.RunCgroup, float], dict]
 
 # Why step() says a run is over (besides Deadlines' TIMEOUT and READY_LATE)
 EXITED = "exited"  # the program exited (or was never started)
@@ -50,57 +45,24 @@ class Cancelled(KeyboardInterrupt):
 
 
 class Run:
-    """One run of argv (no shell) in a fresh memory cgroup, measured.
+    """One run of a command in a fresh memory cgroup, measured: what runs is the command
+    (runner.measure.spec.Command), how it is measured and bounded the spec (RunSpec), both kept
+    as they were given (command, spec), so that what a run was told is what its scheduler built."""
 
-    deadlines: when the run is cut short (runner.measure.deadlines.Deadlines).
-    interval: seconds between samples of the tree (the timeline's resolution).
-    cgroup: "auto", "v2", "v1" or "none"; cgroup_root overrides where run cgroups are made.
-    memory_cap: bytes the run's cgroup may use (swap excluded where possible), so that a run that
-    outgrows the machine is stopped inside its cgroup instead of waking the host's OOM killer.
-    nofile: the program's RLIMIT_NOFILE, set by the launcher before exec (a server of N connections).
-    account_sockets: charge the sockets the run accepts to its cgroup (cgroups.RunCgroup.account_sockets).
-    companion: a process that runs beside the program and may end the run early (Companion).
-    stop_when: asked after every sample whether the run has shown what it was for (Watch); its
-    (code, reason) stops it there, as stopped_by and stopped_reason.
-    watchers: follow the run's phases and may stop it (runner.measure.hooks.Watcher: a scheduler's).
-    at_hold: called once, after the first sample that follows `ready N` (that sample has read the
-    high-water marks), its dict kept as hold_split; None takes no snapshot.
-    on_line: called with every line the program writes on stdout, in order (`ready` among them):
-    the proof attacks read the trace a program writes under runner.tasks.proof.TRACE_ENV.
-    """
-
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        deadlines: Deadlines | None = None,
-        interval: float = 0.05,
-        cgroup: str = "auto",
-        cgroup_root: Path | None = None,
-        memory_cap: int | None = None,
-        env: dict[str, str] | None = None,
-        cwd: str | Path | None = None,
-        on_sample: Callable[[Sample], None] | None = None,
-        nofile: int | None = None,
-        account_sockets: bool = False,
-        companion: Companion | None = None,
-        stop_when: Watch | None = None,
-        watchers: Sequence[Watcher] = (),
-        at_hold: AtHold | None = hold.snapshot,
-        on_line: Callable[[bytes], None] | None = None,
-    ) -> None:
-        self.argv = [str(a) for a in argv]
+    def __init__(self, command: Command, spec: RunSpec | None = None) -> None:
+        self.command, self.spec = command, spec or RunSpec()
+        self.argv = [str(a) for a in command.argv]
         if not self.argv:
             raise ValueError("empty command")
-        self.deadlines = deadlines or Deadlines()
-        self.interval, self.env, self.cwd, self.nofile = interval, env, cwd, nofile
-        self.companion, self.stop_when, self.watchers = companion, stop_when, list(watchers)
-        self.cg = cgroups.for_run(cgroup, root=cgroup_root)
+        self.deadlines = self.spec.deadlines(command)
+        self.interval, self.companion = self.spec.interval, command.companion
+        self.stop_when, self.watchers = self.spec.stop_when, list(self.spec.watchers)
+        self.cg = cgroups.for_run(self.spec.cgroup, root=self.spec.cgroup_root)
         self.cg_reason, self.cap, self.sockets = self.cg.reason, None, None
-        self._limit(memory_cap, account_sockets)
-        self.at_hold, self.hold_split = at_hold, None
-        self.output, self.report = Output(on_line), LaunchReport()
-        self.sampler = Sampler(self.cg, on_sample)
+        self._limit(self.spec.memory_cap, command.account_sockets)
+        self.at_hold, self.hold_split = self.spec.at_hold, None
+        self.output, self.report = Output(both(command.on_line, self.spec.on_line)), LaunchReport()
+        self.sampler = Sampler(self.cg, self.spec.on_sample)
         self.proc: subprocess.Popen | None = None
         self.readers: list[threading.Thread] = []
         self.started_at = ""
@@ -159,7 +121,7 @@ class Run:
         once it is forked (or could not be). Call abandon() if this raises."""
         launcher = ensure_launcher()
         self.started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        nofile = [f"--nofile={self.nofile}"] if self.nofile else []
+        nofile = [f"--nofile={self.command.nofile}"] if self.command.nofile else []
         rfd, wfd = os.pipe()
         try:
             self.proc = subprocess.Popen(
@@ -168,8 +130,8 @@ class Run:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 pass_fds=(wfd,),
-                env=self.env,
-                cwd=self.cwd,
+                env=self.command.env,
+                cwd=self.command.cwd,
                 start_new_session=True,  # Ctrl-C reaches memrun only; memrun then kills the run
             )
         except BaseException:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from runner import lock, tasks
-from runner.execute import execute
+from runner.execute import Settings, execute
+from runner.measure import RunSpec
 from runner.workload import get as get_workload
 from tests.support.connections import machine  # noqa: F401  (fixture)
 from tests.support.process import require
@@ -51,7 +52,7 @@ def _build() -> dict[str, str]:
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_server_holds_n_connections(name, built, machine):  # noqa: F811
     require(name not in built, f"{name}: {built.get(name)}")
-    ex = execute(VARIANTS[name].under(get_workload("connections")), N, HOLD, timeout=120)
+    ex = execute(VARIANTS[name].under(get_workload("connections")), N, HOLD, Settings(RunSpec(timeout=120)))
     summary = (ex.client or {}).get("summary") or {}
     assert ex.judged.valid, (ex.judged, ex.result.stderr_tail[-5:], summary)
     assert summary["connected"] == N and summary["dropped"] == 0

@@ -14,8 +14,8 @@ import pytest
 
 from runner import tasks
 from runner import workload as workloads
-from runner.execute import execute
-from runner.measure import measure
+from runner.execute import Settings, execute
+from runner.measure import RunSpec, measure
 from tests.integration.test_programs import EXPECTED
 from tests.support.process import require
 
@@ -53,7 +53,7 @@ def runs(built):
     params = {"state": STATE, "period": PERIOD}
 
     def one(name: str):  # type: ignore[no-untyped-def]
-        return execute(VARIANTS[name], N, SLEEP, params=params, timeout=120)
+        return execute(VARIANTS[name], N, SLEEP, Settings(RunSpec(timeout=120), params=params))
 
     with ThreadPoolExecutor(RUNS_AT_ONCE) as pool:
         return dict(zip(names, pool.map(one, names), strict=True))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
-from runner.execute import execute
+from runner.execute import Settings, execute
 from runner.judge import overlap, verdict
-from runner.measure import Sample
+from runner.measure import RunSpec, Sample
 from tests.support.cli import FIXTURE_TASKS
 from tests.support.here import HERE
 from tests.support.runs import result
@@ -78,10 +78,10 @@ def test_a_program_that_says_ready_and_exits_is_invalid(fake, monkeypatch):
 def test_memory_that_arrives_after_ready_shows_in_the_hold_ratio(fake, monkeypatch):
     # 40 MiB touched over 1 s after `ready`, against the interpreter's ~10 MB: a ratio near 0.2
     monkeypatch.setenv("FAKE_LATE_S", "1.0")
-    late = execute(fake, 40_000, 2.0, interval=0.02).record()
+    late = execute(fake, 40_000, 2.0, Settings(RunSpec(interval=0.02))).record()
     assert late.verdict == "valid" and late.hold_ratio is not None
     assert late.hold_ratio < 0.5, late.hold_ratio
     monkeypatch.delenv("FAKE_LATE_S")
-    held = execute(fake, 40_000, 2.0, interval=0.02).record()
+    held = execute(fake, 40_000, 2.0, Settings(RunSpec(interval=0.02))).record()
     assert held.hold_ratio is not None and held.hold_ratio >= overlap.HELD, held.hold_ratio
     assert held.overlap_by_timing is True

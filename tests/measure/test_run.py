@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.measure import Cancelled, Deadlines, Run, Watcher, measure
+from runner.measure import Cancelled, Command, Run, RunSpec, Watcher, measure
 from runner.measure.hooks import INTERRUPTED
 from runner.measure.run import EXITED
 from tests.support.process import marker, processes_with
@@ -45,7 +45,7 @@ class Seen(Watcher):
 def test_a_run_is_launched_stepped_and_finished_and_its_watchers_see_each_phase():
     code = "import time; time.sleep(0.4); print('ready 3', flush=True); time.sleep(0.6)"
     seen = Seen()
-    run = Run([sys.executable, "-c", code], deadlines=Deadlines(timeout=30), watchers=[seen])
+    run = Run(Command([sys.executable, "-c", code]), RunSpec(timeout=30, watchers=[seen]))
     run.launch()
     assert run.forked and run.t_fork is not None and run.ready_s is None
     reasons = []

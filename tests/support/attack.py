@@ -14,8 +14,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from runner import tasks
-from runner.execute import execute
+from runner.execute import Settings, execute
 from runner.judge.verdict import Verdict
+from runner.measure import RunSpec
 from runner.tasks.proof import STALL_ENV, TRACE_ENV
 
 
@@ -57,14 +58,8 @@ def count(lines: list[bytes]) -> tuple[bool, int, int]:
 def attack(variant: tasks.Variant, n: int, sleep: float, stall_ms: int) -> Attacked:
     """One run of the variant's program at N with the trace on and a stall of stall_ms."""
     lines: list[bytes] = []
-    ran = execute(
-        variant,
-        n,
-        sleep,
-        timeout=60,
-        env_override={TRACE_ENV: "1", STALL_ENV: str(stall_ms)},
-        on_line=lines.append,
-    )
+    spec = RunSpec(timeout=60, on_line=lines.append)
+    ran = execute(variant, n, sleep, Settings(spec, env_override={TRACE_ENV: "1", STALL_ENV: str(stall_ms)}))
     ready, started, ended = count(lines)
     r = ran.result
     return Attacked(ran.judged, ready, r.ready_s, started, ended, r.exit_code, r.stderr_tail)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from runner import tasks
-from runner.execute import execute
+from runner.execute import Settings, execute
 from runner.inputs import sweep_inputs
+from runner.measure import RunSpec
 from runner.tasks import chosen, proof
 from runner.tasks.registry import Listing
 from runner.workload import get as get_workload
@@ -106,9 +107,11 @@ def test_sweep_refuses_the_attack_switches():
 def test_a_measured_run_never_inherits_the_switches_and_stores_its_proof_kind(folder, monkeypatch):
     monkeypatch.setenv(proof.TRACE_ENV, "1")
     monkeypatch.setenv(proof.STALL_ENV, "5")
-    ran = execute(folder.variants[0], 1, 0.2, timeout=30)
+    ran = execute(folder.variants[0], 1, 0.2, Settings(RunSpec(timeout=30)))
     assert ran.judged.valid, ran.judged.reason
     assert ran.result.stderr_tail == ["unset-"]
     assert ran.record().proof == "state"
-    attacked = execute(folder.variants[0], 1, 0.2, timeout=30, env_override={proof.TRACE_ENV: "1"})
+    attacked = execute(
+        folder.variants[0], 1, 0.2, Settings(RunSpec(timeout=30), env_override={proof.TRACE_ENV: "1"})
+    )
     assert attacked.result.stderr_tail == ["1-"]  # only when asked for, as the attack tests do

@@ -7,7 +7,8 @@ import dataclasses
 
 import pytest
 
-from runner.execute import execute
+from runner.execute import Settings, execute
+from runner.measure import RunSpec
 from runner.measure.cgroups import detect
 from runner.units import KIB
 from tests.support.connections import KNOWN_KIB, fake, machine  # noqa: F401  (fixtures)
@@ -60,7 +61,7 @@ def test_a_server_that_drops_connections_is_invalid(fake, machine, monkeypatch):
 
 def test_a_server_that_never_says_ready_is_invalid_quickly(fake, machine, monkeypatch):  # noqa: F811
     _with_env(monkeypatch, FAKE_NO_READY="1")
-    ex = execute(fake, 100, HOLD, timeout=3)
+    ex = execute(fake, 100, HOLD, Settings(RunSpec(timeout=3)))
     assert (ex.judged.verdict, ex.judged.code) == ("failed", "timeout"), ex.judged
     assert "no `ready` line" in ex.judged.reason
     assert ex.result.wall_s < 10 and ex.client["summary"]["dropped"] == 0  # closed before the kill
@@ -77,7 +78,7 @@ def test_a_server_that_does_not_listen_is_stopped_with_the_clients_words(fake, m
     and the reason says nothing accepted connections on that port."""
     _with_env(monkeypatch, FAKE_NO_READY="1")
     bad = dataclasses.replace(fake, run=["sleep", "30"])
-    ex = execute(bad, 10, HOLD, timeout=2)
+    ex = execute(bad, 10, HOLD, Settings(RunSpec(timeout=2)))
     assert (
         ex.judged.code == "connect-failed"
         and "nothing accepted connections on 127.0.0.1:" in ex.judged.reason

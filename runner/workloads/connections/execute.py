@@ -15,7 +15,7 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     the client opens its N connections, holds them for `sleep` after `ready N` and closes them;
     its parameter `buffer` (settings.params, else its default) is each connection's read buffer."""
     buffer = {**workload.parse_parameters({}), **(settings.params or {})}["buffer"]
-    plan = run.plan(n, sleep, buffer, settings.memory_cap)
+    plan = run.plan(n, sleep, buffer, settings.spec.memory_cap)
     launch = Launch.of(variant, n, sleep, settings, port=plan.port, buffer=buffer)
     timeout = launch.timeout(run.default_timeout(n, sleep))
     result = launch.run(timeout, nofile=plan.descriptors.server, account_sockets=True, companion=plan.hold)

@@ -4,7 +4,6 @@ timeline, and the run judged from both (runner.workloads.tick.judge)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,17 +48,13 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
     if isinstance(period, tuple | list):  # a campaign's single period; the default list's first
         period = period[0]
     lines: list[str] = []
-    passed_on = settings.on_line
 
-    def on_line(line: bytes) -> None:
+    def on_line(line: bytes) -> None:  # its summary, read before any reader the spec has
         lines.append(line.decode("utf-8", "replace").rstrip("\n"))
-        if passed_on is not None:
-            passed_on(line)
 
-    run_settings = dataclasses.replace(settings, on_line=on_line)
-    launch = Launch.of(variant, n, sleep, run_settings, state=state, period_us=period_us(period))
+    launch = Launch.of(variant, n, sleep, settings, state=state, period_us=period_us(period))
     timeout = launch.timeout(default_timeout(n, sleep, period))
-    result = launch.run(timeout)
+    result = launch.run(timeout, on_line=on_line)
     try:
         told: summary.Summary | str = summary.parse(lines)
     except summary.SummaryError as e:

@@ -123,7 +123,7 @@ def execute(workload: Workload, variant: Variant, n: int, sleep: float, settings
         n,
         IMAGES,
         nofile=fds.client,
-        memory_cap=settings.memory_cap,
+        memory_cap=settings.spec.memory_cap,
         cpus=text(client_cpus),
         spin_s=float(params.get("client_spin") or 0.0),
         headers=params.get("header") or (),

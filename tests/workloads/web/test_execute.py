@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from runner.execute import execute
+from runner.execute import Settings, execute
 from runner.workloads.web import client as web_client
 from runner.workloads.web.client import HttpClient, ensure_client
 from runner.workloads.web.execute import free_port
@@ -37,7 +37,7 @@ def _short_drain(monkeypatch) -> float:
 
 def _run(variant, c: int, rates: list[int], monkeypatch, mode: str = "ok", **more):
     monkeypatch.setenv("FAKE_HTTP", mode)
-    return execute(variant, c, 10, params={**SHORT, "rate": rates, **more})
+    return execute(variant, c, 10, Settings(params={**SHORT, "rate": rates, **more}))
 
 
 @pytest.mark.quiet
@@ -188,7 +188,7 @@ def test_a_server_that_exits_during_the_load_fails(fake_http, machine, monkeypat
     import dataclasses
 
     dies = dataclasses.replace(fake_http, run=["sh", "-c", 'timeout 2 "$0" "$@"; exit 3', *fake_http.run])
-    ex = execute(dies, 5, 10, params={**SHORT, "rate": [100]})
+    ex = execute(dies, 5, 10, Settings(params={**SHORT, "rate": [100]}))
     assert (ex.judged.verdict, ex.judged.code) == ("failed", "server-exited"), ex.judged
 
 
