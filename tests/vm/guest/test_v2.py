@@ -322,6 +322,35 @@ def test_http_from_a_session_scope_measures_the_server_and_its_client_apart(tmp_
         shell.wait()
 
 
+def test_tick_from_a_session_scope_charges_each_tasks_state(tmp_path):
+    """The tick workload on v2: N tasks that keep 16 KiB each and wake every second, measured in
+    the run cgroup of a session scope. Between N=50 and N=500 the cgroup grows by at least the
+    state a task keeps, every wake due in the window came, and the judge's checks from outside
+    (`ready` after the first wakes, the state resident at `ready`) held on this kernel."""
+    scope = _session_scope()
+    shell = layouts.occupant(scope)
+    out_dir = tmp_path / "res"
+    try:
+        code, _, err = layouts.run_memrun(
+            scope, tmp_path, "sweep", "-r", "fake", "--workload", "tick", "--n", "50,500",
+            "--period", "1s", "--state", "16KiB", "--sleep", "2", "--out", str(out_dir),
+        )  # fmt: skip
+        assert code == 0, err
+        runs = {r["n"]: r for r in map(json.loads, (out_dir / "runs.jsonl").read_text().splitlines())}
+        for r in runs.values():
+            assert r["verdict"] == "valid", (r["code"], r["reason"])
+            assert r["workload"] == "tick" and r["cgroup_version"] == "v2"
+            told = r["client"]
+            assert told["periods"] >= 1 and told["asked"] == r["n"] * told["periods"], told
+            assert told["achieved"] == told["asked"], told
+        per = (runs[500]["cgroup_peak"] - runs[50]["cgroup_peak"]) / 450
+        assert 16 * KiB <= per <= 20 * KiB, per / KiB  # 17 KiB: the fake keeps 1 KiB beside the state
+        _figure("session_fake_tick_kib_per_task", round(per / KiB, 2))
+    finally:
+        shell.kill()
+        shell.wait()
+
+
 def _user_scope(name: str) -> Path:
     """A fresh scope, as `systemd-run --user --scope -p Delegate=yes` makes one per command."""
     scope = CG / "user.slice" / f"user-{USER}.slice" / f"user@{USER}.service" / "app.slice" / name
