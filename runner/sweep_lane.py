@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import tasks
-from runner.execute import Execution, Settings, execute, new_run_id, unrunnable_record
+from runner.campaign import CampaignSettings
+from runner.execute import Execution, execute, new_run_id, unrunnable_record
 from runner.inputs import SleepSpec
 from runner.judge import verdict
 from runner.judge.rerun import auto_sleep, longer_sleep
@@ -71,19 +72,24 @@ class Sweeping:
     program_wall: float = 0.0
     reruns: int = 0  # runs made again by --sleep auto: the chosen sleep proved too short
 
+    @property
+    def campaign(self) -> CampaignSettings:
+        """What the sweep's runs share with any campaign's (its options' campaign)."""
+        return self.opts.campaign
+
     def runs(self) -> list[RunRecord]:
         with self.lock:
             return list(self.known)
 
     def mine(self, variant: str, runs: list[RunRecord] | None = None) -> list[RunRecord]:
         """The variant's runs on this machine (its label), of sweeps: what predicts its next run."""
-        label = self.opts.label
+        label = self.campaign.label
         runs = self.runs() if runs is None else runs
         return [r for r in runs if r.variant == variant and r.kind == "sweep" and r.label == label]
 
     def store(self, record: RunRecord, timeline: list[Any] | None = None) -> None:
         with self.lock:
-            self.opts.out.add_run(record, timeline)
+            self.campaign.out.add_run(record, timeline)
 
     def began(self, cell: Cell, sleep: float) -> None:
         with self.lock:
@@ -126,7 +132,7 @@ class Sweeping:
         for name, cells in self.pending.items():
             jobs = (self._job(i, cell, known.get(name, []), exits) for i, cell in cells)
             pending.setdefault(name, []).extend(jobs)
-        return simulate.left_s(flights, pending, now, self.opts.jobs, free_memory())
+        return simulate.left_s(flights, pending, now, self.campaign.jobs, free_memory())
 
     def _job(self, index: int, cell: Cell, known: list[RunRecord], exits: Exits) -> simulate.Job:
         """A cell not started yet, as its predicted run (under the lock; known: its variant's
@@ -138,13 +144,13 @@ class Sweeping:
         v = cell.variant
         if unrunnable(cell, self.readiness[v.name], self.opts, known):
             plan = Plan(str(index), v.name, cell.n, 0.0, 0, 0.0, 0.0, instant=True)
-            return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), plan)
-        mine = [r for r in known if r.kind == "sweep" and r.label == self.opts.label]
-        pred = predict(mine, v.name, cell.n, self.opts.workload, TYPICAL)
+            return simulate.predicted(self.order(index, cell, plan, self.campaign.jobs), plan)
+        mine = [r for r in known if r.kind == "sweep" and r.label == self.campaign.label]
+        pred = predict(mine, v.name, cell.n, self.campaign.workload, TYPICAL)
         sleep = chosen_sleep(self.opts.sleep, pred, cell.n, v.per_task, self.limits)
-        workload = self.opts.workload
+        workload = self.campaign.workload
         alone = alone_because(
-            cell.n, v.per_task, self.limits, self.opts.raise_limits, workload.overlaps, workload
+            cell.n, v.per_task, self.limits, self.campaign.raise_limits, workload.overlaps, workload
         )
         plan = Plan(
             str(index),
@@ -159,7 +165,7 @@ class Sweeping:
             warm=pred.warm,
         )
         plan = stopped_by_deadline(plan, _ready_by(self, cell, plan))
-        return simulate.predicted(self.order(index, cell, plan, self.opts.jobs), priced(plan, exits))
+        return simulate.predicted(self.order(index, cell, plan, self.campaign.jobs), priced(plan, exits))
 
     def exits(self) -> Exits:
         """How this sweep's valid runs of its workload ended after their sleep, by N, and which
@@ -168,11 +174,11 @@ class Sweeping:
         variants: set[str] = set()
         for r in self.known:
             if (
-                r.label == self.opts.label
+                r.label == self.campaign.label
                 and r.verdict == "valid"
                 and r.result is not None
                 and r.sleep_s is not None
-                and r.resolved_workload is self.opts.workload
+                and r.resolved_workload is self.campaign.workload
             ):
                 variants.add(r.variant)
                 ended.setdefault(r.n, []).append(max(0.0, r.result.wall_s - r.sleep_s))
@@ -208,13 +214,13 @@ def _identity(ctx: Sweeping, cell: Cell) -> dict[str, Any]:
     opts = ctx.opts
     return dict(
         sweep_id=ctx.sweep_id,
-        label=opts.label,
+        label=opts.campaign.label,
         repeat=cell.repeat,
         sleep_requested=str(opts.sleep),
         versions=ctx.versions[cell.variant.name],
         memory_cap=opts.memory_cap,
         env_override=opts.env_override,
-        **opts.workload.record_fields(opts.params),
+        **opts.campaign.workload.record_fields(opts.campaign.params),
         chosen_version=cell.variant.chosen_version,
         version_of=cell.variant.version_of,
     )
@@ -235,10 +241,10 @@ def unrunnable(
     build_error = opts.build_errors.get(cell.variant.folder.name)
     if build_error:
         return verdict.build_failed(name, build_error)
-    if problem := opts.workload.cell_problem(cell.n):
+    if problem := opts.campaign.workload.cell_problem(cell.n):
         return verdict.Verdict("failed", *problem)
     if opts.memory_cap is not None:
-        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.workload)
+        need = cost.estimate(known, name, cell.variant.per_task, cell.n, opts.campaign.workload)
         if need is not None and need.bytes > opts.memory_cap:
             return verdict.does_not_fit(cell.n, need.describe(), opts.memory_cap)
     return None
@@ -251,7 +257,7 @@ def _not_run(ctx: Sweeping, lane: Lane, index: int, cell: Cell, why: verdict.Ver
         cell.variant, cell.n, why, sleep_s=ctx.opts.sleep.seconds, attempt=1, **identity
     )
     plan = Plan(record.run_id or new_run_id(), cell.variant.name, cell.n, 0.0, 0, 0.0, 0.0, instant=True)
-    lane.run(ctx.order(index, cell, plan, ctx.opts.jobs), plan, lambda _: ctx.store(record))
+    lane.run(ctx.order(index, cell, plan, ctx.campaign.jobs), plan, lambda _: ctx.store(record))
     return [record]
 
 
@@ -263,10 +269,12 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
     cannot = unrunnable(cell, ctx.readiness[v.name], opts, ctx.runs())
     if cannot:
         return _not_run(ctx, lane, index, cell, cannot)
-    workload = opts.workload  # the one its variant runs (Variant.under)
+    workload = opts.campaign.workload  # the one its variant runs (Variant.under)
     pred = predict(ctx.mine(v.name), v.name, cell.n, workload)
     sleep = chosen_sleep(opts.sleep, pred, cell.n, v.per_task, ctx.limits)
-    alone = alone_because(cell.n, v.per_task, ctx.limits, opts.raise_limits, workload.overlaps, workload)
+    alone = alone_because(
+        cell.n, v.per_task, ctx.limits, opts.campaign.raise_limits, workload.overlaps, workload
+    )
     records: list[RunRecord] = []
     order: tuple | None = None
     retried = False
@@ -274,7 +282,7 @@ def run_cell(ctx: Sweeping, lane: Lane, index: int, cell: Cell) -> list[RunRecor
         plan = Plan(new_run_id(), v.name, cell.n, pred.spawn_s, pred.peak, pred.exit_s, sleep, warm=pred.warm)
         plan = dataclasses.replace(plan, holds_after_ready=workload.holds_after_ready, alone=alone)
         plan = stopped_by_deadline(plan, _ready_by(ctx, cell, plan))
-        order = order or ctx.order(index, cell, plan, opts.jobs)
+        order = order or ctx.order(index, cell, plan, opts.campaign.jobs)
         attempt = len(records) + 1
         record, longer = _attempt(ctx, lane, (*order, attempt), plan, cell, pred, not retried, records)
         records.append(record)
@@ -310,13 +318,12 @@ def _attempt(
         spec = RunSpec(
             timeout=opts.timeout,
             ready_by=_ready_by(ctx, cell, plan),
-            interval=opts.interval,
+            interval=opts.campaign.interval,
             memory_cap=opts.memory_cap,
             on_sample=on_sample,
             watchers=watchers,
         )
-        settings = Settings(spec, opts.futex_hash, opts.env_override or None, opts.params or None)
-        return execute(cell.variant, cell.n, plan.sleep, settings)
+        return execute(cell.variant, cell.n, plan.sleep, opts.campaign.settings(spec, opts.env_override))
 
     ran = lane.run(order, plan, body)
     ex = ran.value
@@ -334,7 +341,7 @@ def _attempt(
         )  # fmt: skip
         ctx.store(record, ex.timeline())
         return record, None
-    record = _with_need(record, cell, [*ctx.runs(), *before], ctx.opts.workload)
+    record = _with_need(record, cell, [*ctx.runs(), *before], ctx.campaign.workload)
     longer = (
         longer_sleep(ex.judged.code, ex.result.ready_s, cell.variant, cell.n, opts.sleep.seconds)
         if opts.sleep.auto and may_retry
@@ -356,8 +363,8 @@ def _ready_by(ctx: Sweeping, cell: Cell, plan: Plan) -> float | None:
     has ended, used to run on alone for 100 s to say `ready` too late, and python-threads for 20
     to 97 s, a quarter of the default sweep. When is the workload's (Workload.ready_deadline)."""
     opts = ctx.opts
-    deadline = opts.workload.ready_deadline(plan.sleep, opts.params)
-    if deadline is None or opts.raise_limits:
+    deadline = opts.campaign.workload.ready_deadline(plan.sleep, opts.campaign.params)
+    if deadline is None or opts.campaign.raise_limits:
         return None
     return deadline if limit_hits(cell.n, cell.variant.per_task, ctx.limits) else None
 

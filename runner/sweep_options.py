@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from runner import tasks
-from runner import workload as workloads
+from runner.campaign import CampaignSettings
 from runner.inputs import SleepSpec
 from runner.measure import Sample
-from runner.results import ResultsDir, RunRecord
+from runner.results import RunRecord
 from runner.scheduling.scheduler import Scheduler
 from runner.shard import Shard
 
@@ -28,32 +27,23 @@ class Cell:
         return (self.variant.name, self.n, self.repeat)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SweepOptions:
-    variants: list[tasks.Variant]
+    """A sweep: its campaign's shared settings (variants, OUT, workload and parameters, sampling,
+    futex hash, limits, label, jobs, resume: runner.campaign.CampaignSettings) and what only a
+    sweep has: its N, sleep and repeats, each run's timeout, cap and --env, the command stored,
+    the builds that failed (runner.sweep.prepare) and its shard."""
+
+    campaign: CampaignSettings
     ns: list[int]
     sleep: SleepSpec
     repeat: int
-    out: ResultsDir
-    resume: bool = False
-    timeout: float | None = None
-    interval: float = 0.05
-    raise_limits: bool = False
+    timeout: float | None = None  # --timeout: each run's; None: its workload's default
     memory_cap: int | None = None  # bytes each run's cgroup may use (None: uncapped)
-    futex_hash: int | None = None  # --futex-hash: buckets every process of a run asks for
-    label: str | None = None  # stored in every run; None: the sweep's label is its host name
     env_override: dict[str, str] = field(default_factory=dict)  # --env NAME=VALUE, for every run
-    # What each program keeps alive (runner.workloads): resolved once, where the name was given.
-    workload: workloads.Workload = field(default_factory=workloads.get)
-    # The workload's parameters (Workload.parameters): those not given take their defaults.
-    params: dict[str, Any] = field(default_factory=dict)
     command: str = ""
     build_errors: dict[str, str] = field(default_factory=dict)  # folder -> first line of the error
     shard: Shard | None = None  # --shard I/K: only the cells of this share (runner.shard)
-    jobs: int = 1  # runs in flight at most (runner.scheduling); 1: one at a time, in order
-
-    def __post_init__(self) -> None:
-        self.params = {**self.workload.parse_parameters({}), **self.params}
 
 
 @dataclass

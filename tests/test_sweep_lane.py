@@ -189,6 +189,7 @@ def _ran(variant: str, n: int, ready: float, peak: int, wall: float = 0.0) -> Ru
 
 def _sweeping(tmp_path: Path, known: list[RunRecord]):  # type: ignore[no-untyped-def]
     """The state a sweep's lanes share, of the `threaded` fixture variant, with `known` stored."""
+    from runner.campaign import CampaignSettings
     from runner.inputs import SleepSpec
     from runner.results.store import ResultsDir
     from runner.sweep import Progress, SweepOptions
@@ -199,10 +200,8 @@ def _sweeping(tmp_path: Path, known: list[RunRecord]):  # type: ignore[no-untype
 
     threaded = load_all(Path(_tasks(tmp_path)["MEMRUN_TASKS"]))["threaded"]
     ns = [1, 10_000, 100_000, 1_000_000]
-    opts = SweepOptions(
-        [threaded], ns, SleepSpec(10.0, True), 1, ResultsDir(tmp_path / "res"), memory_cap=20 * GIB, jobs=8,
-        label="here",
-    )  # fmt: skip
+    campaign = CampaignSettings([threaded], ResultsDir(tmp_path / "res"), jobs=8, label="here")
+    opts = SweepOptions(campaign, ns, SleepSpec(10.0, True), 1, memory_cap=20 * GIB)
     readiness = {"threaded": Readiness(threaded, {}, None, [])}
     return Sweeping(opts, "s", readiness, {"threaded": {}}, Progress(), known, read_limits(), 2, ns), threaded
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from runner import sweep as sweeping
 from runner.bisection.search import Probe
+from runner.campaign import CampaignSettings
 from runner.inputs import SleepSpec
 from runner.results import ResultsDir
 from runner.results.store import SWEEPS, read_jsonl
@@ -77,19 +78,17 @@ class Prober:
         if more > 0:
             ready = readiness(variant).usable
             fresh = ready and not is_built(variant)
+            campaign = CampaignSettings([variant], self.out, interval=self.interval, label=self.label)
             opts = sweeping.SweepOptions(
-                variants=[variant],
+                campaign,
                 ns=[1, self.n],
                 sleep=self.sleep,
                 repeat=more,
-                out=self.out,
                 timeout=self.timeout,
-                interval=self.interval,
                 memory_cap=self.memory_cap,
-                label=self.label,
                 command=self.command,
             )
-            sweeping.prepare(opts, log=self.log)
+            opts = sweeping.prepare(opts, log=self.log)
             if fresh and not opts.build_errors:
                 self.built.add(version)
             elif ready and not opts.build_errors:

@@ -100,11 +100,12 @@ def run_checks(
     todo = [
         (v, b, CapacityResult.from_json(latest[(v.name, b)]))
         for b in opts.budgets
-        for v in opts.variants
+        for v in opts.campaign.variants
         if (v.name, b) in latest and int(latest[(v.name, b)]["max_n"]) > 0
     ]
-    records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]
-    pooled = evidence.gather((r for r in records if r.resolved_workload is opts.workload), opts.workload)
+    records = [RunRecord.from_json(row) for row in opts.campaign.out.existing_rows()]
+    workload = opts.campaign.workload
+    pooled = evidence.gather((r for r in records if r.resolved_workload is workload), workload)
     checks = []
     with session(opts, progress, "capacity-check", busy=bool(todo)) as identity:
         for variant, budget, stored in todo:
@@ -118,7 +119,7 @@ def run_checks(
             band = stored.noisy or seen_noisy(history) is not None
             check = _check(variant, budget, stored, runs, opts, ids, progress, band)
             if check.after is not None:
-                opts.out.add_capacity(check.after.to_json())
+                opts.campaign.out.add_capacity(check.after.to_json())
             checks.append(check)
             on_check(check)
     return checks
@@ -158,7 +159,7 @@ def _check(
         seen.append(record)
         return Probe(fits(record), record.result.cgroup_peak if record.result else None)
 
-    line = cost.line(opts.history, variant.name, workload=opts.workload)
+    line = cost.line(opts.history, variant.name, workload=opts.campaign.workload)
     baseline = max(0, line.at(1)) if line is not None else 0
     rechecked = recheck(probe, found, budget, known, baseline=baseline, ceiling=ceiling)
     count = len(rechecked.at_max)

@@ -5,6 +5,7 @@ every variant left out and why (never one left out without a word)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from runner import tasks
@@ -61,12 +62,15 @@ def with_workload(
     return [v.under(workload) for v in variants if v.runs(workload)]
 
 
-def prepare(opts: CapacityOptions, log: Callable[[str], None]) -> None:
-    """Build every usable variant; keep those that can run, and say why each other cannot."""
-    failed = tasks.build_all([v for v in opts.variants if tasks.readiness(v).usable], log=log)
-    for v in opts.variants:
+def prepare(opts: CapacityOptions, log: Callable[[str], None]) -> CapacityOptions:
+    """Build every usable variant; the options with those that can run, and a line on why each
+    other cannot."""
+    variants = opts.campaign.variants
+    failed = tasks.build_all([v for v in variants if tasks.readiness(v).usable], log=log)
+    for v in variants:
         if not (r := tasks.readiness(v)).usable:
             log(f"{v.name}: not searched, not usable here: {'; '.join(r.problems)} (memrun doctor {v.name})")
         elif v.folder.name in failed:
             log(f"{v.name}: not searched, its build failed (memrun build {v.name})")
-    opts.variants = [v for v in opts.variants if tasks.readiness(v).usable and v.folder.name not in failed]
+    kept = [v for v in variants if tasks.readiness(v).usable and v.folder.name not in failed]
+    return replace(opts, campaign=replace(opts.campaign, variants=kept))

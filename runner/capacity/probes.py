@@ -9,44 +9,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner import tasks
+from runner.campaign import CampaignSettings
 from runner.capacity.evidence import RETRY, fits
 from runner.capacity.search import Probe
 from runner.capacity.stall import StallWatch, room
 from runner.capacity.timing import MAX_SLEEP, SPAWN_MARGIN, probe_timeout, rounded_sleep, sleep_for
 from runner.execute import Execution, Settings, execute, new_run_id, unrunnable_record
 from runner.judge import verdict
+from runner.limits.host import Limits
 from runner.measure import RunSpec, Sample
-from runner.results import ResultsDir, RunRecord
+from runner.results import RunRecord
 from runner.results.capacity import CapacityResult
 from runner.scheduling.admit import Plan
 from runner.scheduling.alone import alone_because
 from runner.scheduling.predict import errors, figure, predict
 from runner.scheduling.scheduler import MEMORY_GUARD, Lane
-from runner.workload import DEFAULT, Workload, get
+from runner.workload import Workload
 
 
-@dataclass
+@dataclass(frozen=True)
 class CapacityOptions:
-    variants: list[tasks.Variant]
-    budgets: list[int]
-    out: ResultsDir
-    history: list[RunRecord] = field(default_factory=list)  # stored sweeps that predict
-    resume: bool = False
-    interval: float = 0.05
-    raise_limits: bool = False
-    futex_hash: int | None = None  # --futex-hash: buckets every process of a probe asks for
-    fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
-    # the variants above are seen under it (Variant.under): resolved once, at the CLI edge
-    workload: Workload = field(default_factory=lambda: get(DEFAULT))
-    # The workload's parameters (Workload.parameters), as a sweep takes them: those not given
-    # take their defaults; stored with every probe and in the search's start record.
-    params: dict[str, Any] = field(default_factory=dict)
-    label: str | None = None  # --label; None: the host name (with the futex hash, if set)
-    jobs: int = 1  # probes in flight at most (runner.scheduling); 1: one at a time, in order
-    limits: dict[str, Any] = field(default_factory=dict)  # as before any were raised: who runs alone
+    """A capacity search: its campaign's shared settings (variants, OUT, workload and
+    parameters, sampling, futex hash, limits, label, jobs, resume:
+    runner.campaign.CampaignSettings) and what only a search has: its budgets, the stored runs
+    that predict, --fresh, and the kernel limits as they were before any were raised."""
 
-    def __post_init__(self) -> None:
-        self.params = {**self.workload.parse_parameters({}), **self.params}
+    campaign: CampaignSettings
+    budgets: list[int]
+    history: list[RunRecord] = field(default_factory=list)  # stored sweeps that predict
+    fresh: bool = False  # --fresh: start from the sweeps, not from answers OUT already holds
+    limits: Limits = field(default_factory=dict)  # as before any were raised: who runs alone
 
 
 @dataclass
@@ -130,7 +122,7 @@ class Prober:
             record = unrunnable_record(
                 self.variant, n, judged, kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **identity
             )
-            self.opts.out.add_run(record)
+            self.opts.campaign.out.add_run(record)
             self.probes.append(record)
             return record
         timeout = max(probe_timeout(self._history(), self.variant.name, n, sleep), room(sleep))
@@ -138,7 +130,7 @@ class Prober:
             timeout=timeout,
             ready_by=sleep,
             timeout_grace=TIMEOUT_GRACE * timeout,  # a capacity is about memory, not exit speed
-            interval=self.opts.interval,
+            interval=self.opts.campaign.interval,
             memory_cap=self.budget,
             stop_when=StallWatch(sleep),
         )
@@ -148,10 +140,10 @@ class Prober:
             stopped = stopped.replace(
                 verdict="invalid", code=MEMORY_GUARD, reason=ex.result.stopped_reason, superseded=True
             )
-            self.opts.out.add_run(stopped, ex.timeline())
+            self.opts.campaign.out.add_run(stopped, ex.timeline())
             ex, more = self._execute(n, sleep, spec, alone="stopped beside others to keep the host's memory")
         record = ex.record(kind=self.kind, sleep_requested=f"{how}:{sleep:g}", **more, **self.identity)
-        self.opts.out.add_run(record, ex.timeline())
+        self.opts.campaign.out.add_run(record, ex.timeline())
         self.probes.append(record)
         if ex.result.ready_deadline_s is not None and not still_growing(ex.result.timeline):
             self.flat.add(record.run_id or "")
@@ -159,7 +151,7 @@ class Prober:
 
     def _settings(self, spec: RunSpec) -> Settings:
         """The probe's settings: its spec, and how its command is made (the search's)."""
-        return Settings(spec, self.opts.futex_hash, None, self.opts.params or None)
+        return self.opts.campaign.settings(spec)
 
     def _execute(
         self, n: int, sleep: float, spec: RunSpec, alone: str | None = None
@@ -170,9 +162,10 @@ class Prober:
         if self.lane is None:
             return execute(self.variant, n, sleep, self._settings(spec)), {}
         v = self.variant
-        pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.workload)
+        pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.campaign.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
-        alone = alone_because(n, v.per_task, self.opts.limits, self.opts.raise_limits, v.workload.overlaps)
+        raising = self.opts.campaign.raise_limits
+        alone = alone_because(n, v.per_task, self.opts.limits, raising, v.workload.overlaps)
         warm = min(pred.warm, self.budget)
         plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone, warm=warm)
         plan = dataclasses.replace(plan, holds_after_ready=v.workload.holds_after_ready)

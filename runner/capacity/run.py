@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from runner import tasks
@@ -69,15 +69,15 @@ def _start(
     budget's answer scaled. An earlier answer is the best guess there is (a re-run after an
     upgrade moves little), and the search still proves it: valid twice, and the N just above
     failing, so a wrong guess costs probes, never a wrong answer."""
-    fit = cost.line(prober.opts.history, variant.name, workload=prober.opts.workload)
+    fit = cost.line(prober.opts.history, variant.name, workload=prober.opts.campaign.workload)
     known = before is not None and before.result.max_n > 0  # (without a hint: none failed below the ceiling)
     if fit is None and not known:  # a line from the stored runs of this boundary, else calibrate:
         # a baseline and a slope from two small runs under the cap
-        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=prober.opts.workload)
+        fit = cost.line(_as_sweep(prober.earlier), variant.name, workload=prober.opts.campaign.workload)
         for n in CALIBRATION_N if fit is None else ():
             prober(n)
         if fit is None:
-            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=prober.opts.workload)
+            fit = cost.line(_as_sweep(prober.probes), variant.name, workload=prober.opts.campaign.workload)
     baseline = max(0, fit.at(1)) if fit is not None else 0
     fills: float | None = 1.0
     hint, noisy = None, False
@@ -247,34 +247,35 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     versions), SIGTERM as an interrupt, and the kernel limits raised for thread variants when
     asked (and busy, i.e. something will run). Yields the identity each probe record carries."""
     session_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
-    versions, meta = context(opts.variants)
+    c = opts.campaign
+    versions, meta = context(c.variants)
     label = label_of(opts)
-    labels.check_free(opts.out.path, label, meta["fingerprint"])
+    labels.check_free(c.out.path, label, meta["fingerprint"])
     start = {"sweep_id": session_id, "event": "start", "kind": kind, **meta, "label": label}
-    start["workload"] = opts.workload.name  # stored rows keep the name
-    fields = opts.workload.record_fields(opts.params)  # its parameters' values, as a sweep stores them
-    opts.out.add_sweep({**start, **fields, "budgets": opts.budgets})
+    start["workload"] = c.workload.name  # stored rows keep the name
+    fields = c.workload.record_fields(c.params)  # its parameters' values, as a sweep stores them
+    c.out.add_sweep({**start, **fields, "budgets": opts.budgets})
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
-    need = for_budget(max(opts.budgets), opts.variants) if opts.raise_limits and busy else None
+    need = for_budget(max(opts.budgets), c.variants) if c.raise_limits and busy else None
     raising = need is not None
     limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if need is not None:
         limit_ctx = raised_limits(need.n, need.per_task, log=progress.log, workload=need.workload)
     with sigterm_raises(), limit_ctx:
         if raising:  # what the probes had, for `inspect`
-            opts.out.add_limits_raised(session_id, read_limits())
+            c.out.add_limits_raised(session_id, read_limits())
         yield lambda variant: {
             "sweep_id": session_id,
             "versions": versions.get(variant.name, {}),
             "label": label,
             **fields,
         }
-    opts.out.add_sweep({"sweep_id": session_id, "event": "end"})
+    c.out.add_sweep({"sweep_id": session_id, "event": "end"})
 
 
 def label_of(opts: CapacityOptions) -> str:
     """The label a search stores: --label, else the host name (with --futex-hash's suffix)."""
-    return opts.label or futex.label(socket.gethostname(), opts.futex_hash)
+    return opts.campaign.label or futex.label(socket.gethostname(), opts.campaign.futex_hash)
 
 
 def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
@@ -284,12 +285,13 @@ def mine(opts: CapacityOptions) -> list[dict[str, Any]]:
     its host name, as a search without --label still is): `--resume` and a larger budget's start
     never take an answer found with another `--buffer` or `--rate`."""
     label = label_of(opts)
-    default = opts.label is None or opts.label == futex.label(socket.gethostname(), opts.futex_hash)
-    w = opts.workload
-    want, defaults = w.identity(opts.params), w.parse_parameters({})
+    c = opts.campaign
+    default = c.label is None or c.label == futex.label(socket.gethostname(), c.futex_hash)
+    w = c.workload
+    want, defaults = w.identity(c.params), w.parse_parameters({})
     return [
         r
-        for r in opts.out.existing_capacity()
+        for r in c.out.existing_capacity()
         if workloads.resolved(r) is w
         and (r.get("label") == label or (r.get("label") is None and default))
         and w.identity(r.get("params") or defaults) == want
@@ -300,22 +302,23 @@ def run_capacity(opts: CapacityOptions, progress: CapacityProgress) -> list[Capa
     """Every (variant, budget) not finished yet; returns the results of this call. Each variant's
     searches run in order of budget in a lane of their own (a smaller budget's answer starts the
     larger one's search), the lanes side by side as the scheduler's rules allow (runner.scheduling;
-    opts.jobs 1: one probe at a time, budget by budget, variant by variant, as always)."""
+    jobs 1: one probe at a time, budget by budget, variant by variant, as always)."""
+    c = opts.campaign
     fitted = {key: CapacityResult.from_json(row) for key, row in latest_capacity(mine(opts)).items()}
-    done = set(fitted) if opts.resume else set()
-    records = [RunRecord.from_json(row) for row in opts.out.existing_rows()]  # read once
-    todo = [(v, b) for b in opts.budgets for v in opts.variants if (v.name, b) not in done]
-    if opts.resume:
-        progress.log(f"resume: {len(done)} result(s) already in {opts.out.path}, {len(todo)} to search")
+    done = set(fitted) if c.resume else set()
+    records = [RunRecord.from_json(row) for row in c.out.existing_rows()]  # read once
+    todo = [(v, b) for b in opts.budgets for v in c.variants if (v.name, b) not in done]
+    if c.resume:
+        progress.log(f"resume: {len(done)} result(s) already in {c.out.path}, {len(todo)} to search")
+    opts = replace(opts, limits=opts.limits or read_limits())  # before any are raised: who must run alone
     search = _Searches(opts, progress, records, fitted, len(todo))
-    opts.limits = opts.limits or read_limits()  # before any are raised: who must run alone
     with session(opts, progress, "capacity", busy=bool(todo)) as identity:
         lanes = [
             search.lane(identity, [(todo.index((v, b)), v, b) for v, b in todo if v is variant])
-            for variant in opts.variants
+            for variant in c.variants
             if any(v is variant for v, _ in todo)
         ]
-        Scheduler(opts.jobs).run_lanes(lanes)
+        Scheduler(c.jobs).run_lanes(lanes)
     return search.results
 
 
@@ -332,10 +335,9 @@ class _Searches:
         total: int,
     ) -> None:
         self.opts, self.progress, self.fitted, self.total = opts, progress, fitted, total
-        self.pooled = evidence.gather(
-            (r for r in records if r.resolved_workload is opts.workload), opts.workload
-        )
-        self.checks = stored_checks(records, opts.workload)
+        workload = opts.campaign.workload
+        self.pooled = evidence.gather((r for r in records if r.resolved_workload is workload), workload)
+        self.checks = stored_checks(records, workload)
         self.by_id = {r.run_id: r for r in records}
         self.results: list[CapacityResult] = []
         self.stored = mine(opts)  # this label's and workload's stored results: each search's history
@@ -368,6 +370,6 @@ class _Searches:
         result = _one(variant, budget, opts, stored, ids, self.progress, below, before, timing, lane, (i,))
         with self.lock:
             self.fitted[(variant.name, budget)] = result
-            opts.out.add_capacity(result.to_json())
+            opts.campaign.out.add_capacity(result.to_json())
             self.results.append(result)
             self.progress.on_result(result, len(self.results), self.total)

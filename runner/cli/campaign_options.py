@@ -1,11 +1,13 @@
 """What `memrun sweep` and `memrun capacity` declare alike, the two campaigns of runs: the command
-itself (its closing paragraphs from every workload's own words) and the options that say how each
-of its runs is made, which runner.execute.campaign_settings() reads for both."""
+itself (its closing paragraphs from every workload's own words), the options that say how each
+of its runs is made (runner.campaign.CampaignSettings holds them for both), and the command's
+arguments as its one typed args dataclass (command_args)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from runner import workload as workloads
 from runner.cli.app import KeepsArgs, main
@@ -30,3 +32,20 @@ def run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in (FUTEX_HASH_OPTION, INTERVAL_OPTION, workload_option()):
         f = option(f)
     return f
+
+
+Args = TypeVar("Args")
+
+
+def command_args(cls: type[Args], args: Mapping[str, object]) -> Args:
+    """A campaign command's arguments (click's, by their names) as its args dataclass (cls:
+    runner.cli.sweep_options.SweepArgs, runner.cli.capacity_options.CapacityArgs): one field per
+    option, and `given` the workload parameters (--buffer, --rate...; None: not given). An option
+    without a field, or a field no option fills, is a TypeError at the command's first call
+    instead of an argument passed along unread."""
+    names = {f.name for f in dataclasses.fields(cls)} - {"given"}  # type: ignore[arg-type]
+    parameters = {p.name for name in workloads.names() for p in workloads.get(name).parameters}
+    given = {k: v for k, v in args.items() if k not in names}
+    if stray := sorted(set(given) - parameters):
+        raise TypeError(f"{cls.__name__} has no field {', '.join(stray)}")
+    return cls(**{k: v for k, v in args.items() if k in names}, given=given)

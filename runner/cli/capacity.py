@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from runner.cli.app import (
-    InputError,
-    check_futex_hash,
-    check_raise_limits,
-    err,
-    given_args,
-    machine,
-    refuse_taken_label,
-    select_variants,
-)
-from runner.cli.campaign_options import campaign_command, run_options
-from runner.cli.capacity_here import searches_here
-from runner.cli.capacity_options import search_options
-from runner.cli.kernels import check_kernels, in_guest, is_host, kernel_option
+from runner.cli.campaign_options import campaign_command, command_args, run_options
+from runner.cli.capacity_options import CapacityArgs, search_options
+from runner.cli.kernels import kernel_option
 from runner.cli.options import out_option
 from runner.cli.sweep_options import jobs_option
-from runner.cli.workload_options import parameter_values
-from runner.results import ResultsDir, ResultsError
-from runner.vm.guest import guest_args
 
 
 @campaign_command("Find how many concurrent tasks fit in a memory budget.", lambda w: w.capacity_help)
@@ -54,25 +38,7 @@ from runner.vm.guest import guest_args
 )
 @kernel_option("each search")
 @jobs_option("probes")
-def capacity(
-    budgets_text: str,
-    variant_names: tuple[str, ...],
-    out_dir: str,
-    history: tuple[str, ...],
-    resume: bool,
-    fresh: bool,
-    check: bool,
-    as_json: bool,
-    interval: float,
-    raise_limits: bool,
-    wait: bool,
-    futex_hash: int | None,
-    workload: str,
-    label: str | None,
-    kernels: tuple[str, ...],
-    jobs: int,
-    **given: str | None,
-) -> None:
+def capacity(**args: object) -> None:
     """For each variant and budget, the largest N that fits in a memory cgroup capped at the budget
     (swap excluded): `ready N` in time and every task held under the cap until its sleep was over,
     nothing OOM-killed. A probe whose threads then stop ending is stopped there and fits, with the
@@ -97,60 +63,6 @@ def capacity(
     --kernel K runs the searches in a VM of that Debian kernel (as `sweep --kernel` does), with the
     stored runs of OUT to count and its answers stored under LABEL@RELEASE.
     """
-    from runner import capacity as searching
-    from runner import workload as workloads
-    from runner.capacity import prepare
+    from runner.cli.capacity_here import capacity_command
 
-    budgets = _budgets(budgets_text)
-    check_raise_limits(raise_limits)
-    check_futex_hash(futex_hash)
-    check_kernels(kernels)
-    out = ResultsDir(out_dir)
-    chosen = workloads.get(workload)  # the name resolved once, here at the edge
-    try:
-        params = parameter_values(workload, given)  # --buffer, --rate...: as a sweep takes them
-        records = prepare.history(out, history, chosen)
-    except (ValueError, ResultsError) as e:
-        raise InputError(str(e)) from None
-    opts = searching.CapacityOptions(
-        variants=prepare.with_workload(select_variants(variant_names), chosen, log=err),
-        budgets=budgets,
-        out=out,
-        history=records,
-        resume=resume,
-        fresh=fresh,
-        interval=interval / 1000.0,
-        raise_limits=raise_limits,
-        futex_hash=futex_hash,
-        workload=chosen,
-        params=params,
-        label=label.strip() if label else None,
-        jobs=jobs,
-    )
-    if any(is_host(k) for k in kernels or ("host",)):
-        refuse_taken_label(out, searching.label_of(opts))  # before waiting for the machine
-    with machine(wait):
-        prepare.prepare(opts, log=err)
-        held = True
-        for kernel in dict.fromkeys(kernels or ("host",)):
-            if is_host(kernel):
-                held = searches_here(opts, check, as_json) and held
-            else:
-                base = searching.label_of(opts)
-                code = in_guest(kernel, "capacity", guest_args(given_args()), out, base, None).returncode
-                if code == 2:
-                    raise InputError(
-                        f"the capacity in the guest of {kernel} refused its input; its output is above"
-                    )
-                held = code == 0 and held
-    if not held:
-        sys.exit(1)
-
-
-def _budgets(text: str) -> list[int]:
-    from runner.capacity.prepare import BudgetError, budgets
-
-    try:
-        return budgets(text)
-    except BudgetError as e:
-        raise InputError(str(e)) from None
+    capacity_command(command_args(CapacityArgs, args))

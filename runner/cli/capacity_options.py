@@ -1,9 +1,37 @@
 """`memrun capacity`'s options on what a search counts and settles: where its start is predicted
-from, and whether stored answers are skipped, set aside or re-measured."""
+from, and whether stored answers are skipped, set aside or re-measured; and every option of the
+command as it was given, typed (CapacityArgs)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
+
+
+@dataclass(frozen=True)
+class CapacityArgs:
+    """`memrun capacity`'s options as given, one field per option by its click name (made by
+    runner.cli.campaign_options.command_args; runner.cli.capacity_here.capacity_command runs
+    them); given: the workload parameters (--buffer, --rate...; None: not given)."""
+
+    budgets_text: str
+    variant_names: tuple[str, ...]
+    out_dir: str
+    history: tuple[str, ...]
+    resume: bool
+    fresh: bool
+    check: bool
+    as_json: bool
+    interval: float  # milliseconds
+    raise_limits: bool
+    wait: bool
+    futex_hash: int | None
+    workload: str
+    label: str | None
+    kernels: tuple[str, ...]
+    jobs: int
+    given: dict[str, str | None]
 
 
 def search_options(f):  # type: ignore[no-untyped-def]

@@ -1,9 +1,11 @@
 """The options only `memrun sweep` has (click only): what it runs, how long each run sleeps, how
-often, under which label and settings, and whether it may raise kernel limits."""
+often, under which label and settings, and whether it may raise kernel limits; and every option
+of the command as it was given, typed (SweepArgs)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -118,3 +120,32 @@ SHARD_OPTION = click.option(
 )
 
 KERNEL_OPTION = kernel_option("the sweep")
+
+
+@dataclass(frozen=True)
+class SweepArgs:
+    """`memrun sweep`'s options as given, one field per option by its click name (made by
+    runner.cli.campaign_options.command_args; runner.cli.sweep_here.sweep_command runs them);
+    given: the workload parameters (--buffer, --rate...; None: not given)."""
+
+    n_list: str | None
+    variant_names: tuple[str, ...]
+    sleep_text: str
+    repeat: int
+    jobs: int
+    out_dir: str
+    resume: bool
+    label: str | None
+    env_items: tuple[str, ...]
+    timeout: float | None
+    interval: float  # milliseconds
+    memory_cap: int | str
+    wait: bool
+    raise_limits: bool
+    futex_hash: int | None
+    workload: str
+    version_items: tuple[str, ...]
+    preset: str | None
+    shard_text: str | None
+    kernels: tuple[str, ...]
+    given: dict[str, str | None]

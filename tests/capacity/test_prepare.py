@@ -4,6 +4,7 @@ CLI resolved once; stored rows keep the name (a row of before workloads is a sle
 from __future__ import annotations
 
 from runner import workload as workloads
+from runner.campaign import CampaignSettings
 from runner.capacity import prepare
 from runner.capacity.probes import CapacityOptions
 from runner.results import ResultsDir, RunRecord
@@ -32,5 +33,5 @@ def test_variants_without_the_workload_are_named_and_left_out() -> None:
 
 
 def test_options_carry_the_default_workload_object(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    opts = CapacityOptions([], [1 << 20], ResultsDir(tmp_path))
-    assert opts.workload is workloads.get(None)
+    opts = CapacityOptions(CampaignSettings([], ResultsDir(tmp_path)), [1 << 20])
+    assert opts.campaign.workload is workloads.get(None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from runner.campaign import CampaignSettings
 from runner.capacity import stall as capacity_stall
 from runner.capacity.evidence import fits
 from runner.capacity.prior import Prior
@@ -292,7 +293,7 @@ def _prober(tmp_path) -> Prober:  # type: ignore[no-untyped-def]
     variant = load_all(FIXTURE_TASKS)["fake"]
     # 1 KiB per task on 10 MiB: the sweep's line says 252,928 fit in 256 MiB, 1,038,336 in 1 GiB
     history = [_sweep(1, 10 * MIB + 1024), _sweep(100_000, 10 * MIB + 1024 * 100_000)]
-    opts = CapacityOptions([variant], [256 * MIB], ResultsDir(tmp_path), history=history)
+    opts = CapacityOptions(CampaignSettings([variant], ResultsDir(tmp_path)), [256 * MIB], history=history)
     return Prober(variant, 256 * MIB, opts, {}, CapacityProgress())
 
 
@@ -400,7 +401,9 @@ def test_an_answer_keeps_its_parameters_and_only_a_search_with_the_same_values_t
     out.add_capacity(kept.to_json())
 
     def ids(params: dict) -> list[str]:
-        opts = CapacityOptions([], [256 << 20], out, workload=conn, params=params, label="a")
+        opts = CapacityOptions(
+            CampaignSettings([], out, workload=conn, params=params, label="a"), [256 << 20]
+        )
         return [r["capacity_id"] for r in mine(opts)]
 
     assert ids({}) == ["old"]

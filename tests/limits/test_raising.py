@@ -293,6 +293,7 @@ class _Raised(Exception):
 @pytest.mark.parametrize("workload", ["sleep", "connections"])
 def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch, workload):
     from runner import sweep, tasks
+    from runner.campaign import CampaignSettings
     from runner.inputs import SleepSpec
     from runner.results import ResultsDir
     from tests.support.runs import FD_TASKS
@@ -305,15 +306,10 @@ def test_a_sweep_raises_for_the_workload_its_variants_run(tmp_path, monkeypatch,
 
     monkeypatch.setattr(sweep, "raised_limits", record)
     variants = tasks.load_folder(FD_TASKS / "fdtest").variants
-    opts = sweep.SweepOptions(
-        variants,
-        [10, 1000],
-        SleepSpec(1.0),
-        1,
-        ResultsDir(tmp_path / "res"),
-        raise_limits=True,
-        workload=workloads.get(workload),
+    campaign = CampaignSettings(
+        variants, ResultsDir(tmp_path / "res"), workload=workloads.get(workload), raise_limits=True
     )
+    opts = sweep.SweepOptions(campaign, [10, 1000], SleepSpec(1.0), 1)
     with pytest.raises(_Raised):
         sweep.run_sweep(opts)
     per_task = [{}, {"threads": 1, "maps": 2}] if workload == "connections" else [{}, {}]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from runner import tasks
+from runner.campaign import CampaignSettings
 from runner.capacity import CapacityOptions, CapacityProgress, run_capacity
 from runner.execute import Launch, default_timeout
 from runner.inputs import SleepSpec
@@ -88,16 +89,8 @@ def test_a_workload_with_its_own_parameter_runs_through_sweep_and_capacity(chunk
     out = tmp_path / "results"
 
     def sweep(**params: int) -> dict[str, Any]:
-        opts = SweepOptions(
-            [variant],
-            [1, 400],
-            SleepSpec(1.0),
-            1,
-            ResultsDir(out),
-            resume=True,
-            workload=chunks,
-            params=params,
-        )
+        campaign = CampaignSettings([variant], ResultsDir(out), workload=chunks, params=params, resume=True)
+        opts = SweepOptions(campaign, [1, 400], SleepSpec(1.0), 1)
         return run_sweep(opts)
 
     assert sweep()["cells_run"] == 2  # the parameter's default, 16 KiB
@@ -114,14 +107,10 @@ def test_a_workload_with_its_own_parameter_runs_through_sweep_and_capacity(chunk
 
     # capacity takes the parameter as the sweep does, stores it with every probe and its start
     # record, and its probes hold that chunk size: the answer is what 64 KiB chunks fit
-    opts = CapacityOptions(
-        [variant.under(chunks)],
-        [BUDGET],
-        ResultsDir(out),
-        history=by_kib[64],
-        workload=chunks,
-        params={"chunk_kib": 64},
+    campaign = CampaignSettings(
+        [variant.under(chunks)], ResultsDir(out), workload=chunks, params={"chunk_kib": 64}
     )
+    opts = CapacityOptions(campaign, [BUDGET], history=by_kib[64])
     (answer,) = run_capacity(opts, CapacityProgress())
     assert answer.params == {"chunk_kib": 64}  # stored with it: --resume takes it for 64 KiB only
     probes = [r for _, r in load_records([out]) if r.kind == "capacity-probe"]

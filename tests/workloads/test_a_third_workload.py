@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from runner.campaign import CampaignSettings
 from runner.inputs import SleepSpec
 from runner.results import ResultsDir, load_sweeps
 from runner.results.summary import load_runs
@@ -58,7 +59,9 @@ def test_a_workload_defined_here_runs_through_sweep_report_and_plot(buffers, tmp
     variant = holder(tmp_path, "holder", PROGRAM, "buffers", "N buffers of 16 KiB held for SLEEP seconds")
 
     out = tmp_path / "results"
-    opts = SweepOptions([variant], [1, 4000], SleepSpec(1.0), 1, ResultsDir(out), workload=buffers)
+    opts = SweepOptions(
+        CampaignSettings([variant], ResultsDir(out), workload=buffers), [1, 4000], SleepSpec(1.0), 1
+    )
     end = run_sweep(opts)
     assert end["cells_run"] == 2 and not end["interrupted"]
     runs, sweeps = load_runs([out]), load_sweeps([out])
