@@ -71,6 +71,17 @@ def parse_threshold(text: str) -> float:
     return value / 100
 
 
+def rule_of(metric: str, threshold: str, floor: str | None) -> Rule:
+    """The rule `memrun compare` judges by, from --threshold and --floor as typed; the floor left
+    out is 512 KiB for a memory figure (a small process wobbles by a few hundred KiB between runs)
+    and none for seconds. ValueError naming the option that cannot be read."""
+    seconds = metric in TIME_METRICS
+    limit = parse_threshold(threshold)
+    return Rule(
+        threshold=limit, floor=parse_floor(floor or ("0" if seconds else "512KiB"), seconds), seconds=seconds
+    )
+
+
 @dataclass(frozen=True)
 class Side:
     """One directory's figure for a cell: median and range over valid repeats, or why there is none."""

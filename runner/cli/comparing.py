@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from runner.cli.app import InputError, main
+from runner.cli.app import main
+from runner.cli.refusing import refused
 from runner.cli.showing import METRIC_HELP
 from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.results import METRICS
@@ -73,18 +74,11 @@ def compare(
     bad input.
     """
     from runner import workload as workloads
-    from runner.analysis.compare import compare_dirs, parse_floor, parse_threshold
+    from runner.analysis.compare import compare_dirs, rule_of
     from runner.show.tables.compare import render
-    from runner.significance.rule import Rule
 
-    try:
-        limit = parse_threshold(threshold)
-        seconds = metric in TIME_METRICS
-        floor = parse_floor(floor_text or ("0" if seconds else "512KiB"), seconds)
-        rule = Rule(threshold=limit, floor=floor, seconds=seconds)
-        chosen = workloads.get(workload)  # the name resolved once, here at the edge
-        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=chosen)
-    except ValueError as e:  # ResultsError included
-        raise InputError(str(e)) from None
+    with refused(ValueError):  # ResultsError included
+        rule = rule_of(metric, threshold, floor_text)
+        result = compare_dirs(Path(base), Path(other), metric, rule=rule, workload=workloads.get(workload))
     click.echo(render(result, fmt), nl=False)
     sys.exit(1 if result.failed(strict) else 0)

@@ -320,3 +320,13 @@ def test_spawn_times_compare_in_seconds_with_no_floor(tmp_path):
     rows = json.loads(show(*args, "--format", "json").stdout)
     assert rows[0]["base_median_s"] == 0.22 and rows[0]["floor_s"] == 0.0
     assert one_line_error(show(*args, "--floor", "1KiB"), "--floor")
+
+
+def test_the_rule_is_read_from_the_options_as_typed():
+    memory = compare.rule_of("peak_rss", "10%", None)
+    assert (memory.threshold, memory.floor, memory.seconds) == (0.1, 512 * 1024, False)
+    seconds = compare.rule_of("ready_s", "5", None)
+    assert (seconds.threshold, seconds.floor, seconds.seconds) == (0.05, 0.0, True)
+    assert compare.rule_of("peak_rss", "5%", "0").floor == 0.0
+    with pytest.raises(ValueError, match="--floor"):
+        compare.rule_of("ready_s", "5%", "1KiB")
