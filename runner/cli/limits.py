@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import click
 
 from runner import workload as workloads
 from runner.cli.app import InputError, main, select_variants
+from runner.cli.refusing import refused
 from runner.cli.workload_options import parameter_values, workload_parameters
 from runner.inputs import parse_n
 
@@ -67,62 +65,29 @@ def limits_command(
     and whether N hits it (HIT: runs fail; slows: connects are retried), with the remedy; the
     workload's options (--buffer) as a sweep with them would meet them.
     """
-    from runner.show.limits import limits_report
+    from runner.results import ResultsError
+    from runner.show.limits import limits_here
 
     if restore:
         _restore_limits()
         return
-    n = None
-    if n_text is not None:
-        try:
-            n = parse_n(n_text)
-        except ValueError as e:
-            raise InputError(f"--n: {e}") from None
-    try:
+    with refused(ValueError, prefix="--n: "):
+        n = parse_n(n_text) if n_text is not None else None
+    with refused(ValueError):
         params = parameter_values(workload, given)
-    except ValueError as e:
-        raise InputError(str(e)) from None
     chosen = select_variants([*variants, *variant_names])
-    own = workloads.get(workload).limits_report(n, chosen, params)  # a workload with limits of its own
-    if own is not None:
-        click.echo(own)
-        return
-    records, source = _stored(results_dir) if n is not None else ([], None)
-    click.echo(limits_report(n, chosen, records, source))
-
-
-def _stored(results_dir: str | None) -> tuple[list, str | None]:
-    """The run records that give measured per-task costs: --results DIR, else plots/data (here,
-    or in the checkout: the reference results), else none (the per-thread floor is used)."""
-    from runner.paths import ROOT
-    from runner.results import ResultsError, load_records
-
-    if results_dir:
-        path = Path(results_dir)
-    else:
-        found = [p for p in (Path("plots/data"), ROOT / "plots" / "data") if (p / "runs.jsonl").exists()]
-        if not found:
-            return [], None
-        path = found[0]
-    try:
-        return [record for _, record in load_records([path])], str(path)
-    except ResultsError as e:
-        raise InputError(f"--results: {e}") from None
+    with refused(ResultsError):
+        click.echo(limits_here(n, chosen, workloads.get(workload), params, results_dir))
 
 
 def _restore_limits() -> None:
+    """--restore: the journal's refusals said as the command's errors (a live owner: exit 1)."""
     from runner.limits import journal
 
-    found = journal.read()
-    if found is None:
-        click.echo("nothing to restore: no memrun has raised limits here without putting them back")
-        return
-    owner, _entries = found
-    if owner.pid and owner.alive():
-        raise click.ClickException(
-            f"memrun {owner.describe()} is running and holds the raised limits; it restores them "
-            "when it ends (stop it with Ctrl-C or kill, not kill -9)"
-        )
-    if os.geteuid() != 0:
-        raise InputError("restoring kernel limits needs root (it writes /proc/sys)")
-    journal.recover(log=click.echo, force=True)
+    try:
+        if not journal.put_back(log=click.echo):
+            click.echo("nothing to restore: no memrun has raised limits here without putting them back")
+    except journal.Held as e:
+        raise click.ClickException(str(e)) from None
+    except journal.NotRoot as e:
+        raise InputError(str(e)) from None

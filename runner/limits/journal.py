@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,4 +112,31 @@ def recover(log: Callable[[str], None], force: bool = False) -> bool:
         f"memrun: restored kernel limits left raised by memrun {owner.describe()}, which is gone: "
         + ("; ".join(lines) or "nothing to restore")
     )
+    return True
+
+
+class Held(RuntimeError):
+    """The memrun that raised the limits is still running: it puts them back itself."""
+
+
+class NotRoot(PermissionError):
+    """Putting kernel limits back writes /proc/sys: root only."""
+
+
+def put_back(log: Callable[[str], None]) -> bool:
+    """`memrun limits --restore`: put back what a memrun killed mid-sweep left raised, from its
+    journal; False when there is nothing to put back. Held when its owner still runs (it restores
+    them as it ends: stop it with Ctrl-C or kill, not kill -9), NotRoot unless root."""
+    found = read()
+    if found is None:
+        return False
+    owner, _entries = found
+    if owner.pid and owner.alive():
+        raise Held(
+            f"memrun {owner.describe()} is running and holds the raised limits; it restores them "
+            "when it ends (stop it with Ctrl-C or kill, not kill -9)"
+        )
+    if os.geteuid() != 0:
+        raise NotRoot("restoring kernel limits needs root (it writes /proc/sys)")
+    recover(log=log, force=True)
     return True

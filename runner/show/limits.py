@@ -5,6 +5,7 @@ threads of thread-per-connection variants, under the connections workload)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from runner.limits import Limits, max_n, predict, read_limits
 from runner.results.needs import thread_need
@@ -110,3 +111,41 @@ def limits_report(
     if n is not None and any(predict(n, v.per_task, limits) for v in threaded):
         lines += ["", "`memrun sweep --raise-limits` (as root) raises these, and restores them after."]
     return "\n".join(lines)
+
+
+def limits_here(
+    n: int | None,
+    variants: Sequence[Variant],
+    workload: Workload,
+    params: dict[str, object],
+    results: str | None = None,
+) -> str:
+    """What `memrun limits` prints: the workload's own report where it has one (what N idle
+    connections meet, with its options' values params), else the limits that cap threads and, at
+    N, which variant hits which and what N threads need in memory, from the per-task costs stored
+    in results (default: plots/data; none: the kernel-memory floor per thread). ResultsError
+    ("--results: …") for stored results that cannot be read."""
+    own = workload.limits_report(n, variants, params)
+    if own is not None:
+        return own
+    records, source = stored_costs(results) if n is not None else ([], None)
+    return limits_report(n, variants, records, source)
+
+
+def stored_costs(results: str | None) -> tuple[list[RunRecord], str | None]:
+    """The run records that give measured per-task costs, and where they were read: results,
+    else plots/data (here, or in the checkout: the reference results), else none."""
+    from runner.paths import ROOT
+    from runner.results import ResultsError, load_records
+
+    if results:
+        path = Path(results)
+    else:
+        found = [p for p in (Path("plots/data"), ROOT / "plots" / "data") if (p / "runs.jsonl").exists()]
+        if not found:
+            return [], None
+        path = found[0]
+    try:
+        return [record for _, record in load_records([path])], str(path)
+    except ResultsError as e:
+        raise ResultsError(f"--results: {e}") from None

@@ -59,3 +59,21 @@ def test_a_live_owners_journal_is_left_alone():
         assert journal.journal_path().exists()
     finally:
         journal.clear()
+
+
+def test_putting_back_refuses_a_live_owner_and_anyone_but_root(monkeypatch):
+    """`memrun limits --restore`: nothing to put back, a memrun still running, not root; else the
+    journal is recovered even where a command's start would leave it."""
+    monkeypatch.setattr(journal, "read", lambda: None)
+    assert journal.put_back(print) is False
+    monkeypatch.setattr(journal, "read", lambda: (Owner.me(), []))
+    with pytest.raises(journal.Held, match="is running and holds the raised limits"):
+        journal.put_back(print)
+    monkeypatch.setattr(journal, "read", lambda: (_dead_owner(), []))
+    monkeypatch.setattr(journal.os, "geteuid", lambda: 1000)
+    with pytest.raises(journal.NotRoot, match="needs root"):
+        journal.put_back(print)
+    forced: list[bool] = []
+    monkeypatch.setattr(journal.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(journal, "recover", lambda log, force: forced.append(force) or True)
+    assert journal.put_back(print) and forced == [True]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from runner import tasks
 from runner.show.limits import limits_report
 
@@ -41,3 +43,25 @@ def test_connections_limits_take_the_buffer_a_sweep_would_and_no_other_workloads
     assert shown.returncode == 0 and "65,536-byte buffer" in shown.stdout, shown.stderr
     refused = run("limits", "--workload", "connections", "--rate", "1k", tmp_path=tmp_path)
     one_line_error(refused, "--rate")
+
+
+def test_what_memrun_limits_prints_takes_the_stored_costs_only_with_n(tmp_path):
+    from runner.results import ResultsError
+    from runner.show.limits import limits_here, stored_costs
+    from runner.workload import get
+    from tests.support.crafted import write_results
+
+    variants = list(tasks.load_all().values())
+    data = write_results(
+        tmp_path / "data", "box", {("rust-threads", 1): [2.0], ("rust-threads", 10_000): [90.0]}
+    )
+    records, source = stored_costs(str(data))
+    assert len(records) == 2 and source == str(data)
+    assert limits_here(100_000, variants, get(), {}, str(data)) == limits_report(
+        100_000, variants, records, source
+    )
+    assert limits_here(None, variants, get(), {}, "nowhere") == limits_report(None, variants)  # not read
+    with pytest.raises(ResultsError, match=r"^--results: "):
+        stored_costs(str(tmp_path / "nowhere"))
+    conn = get("connections")
+    assert limits_here(10, variants, conn, conn.parse_parameters({})) == conn.limits_report(10, variants)
