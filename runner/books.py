@@ -23,10 +23,11 @@ from runner.execute import Execution, Settings, execute
 from runner.judge.rerun import longer_sleep
 from runner.measure import RunSpec, hold
 from runner.measure.cgroups import RunCgroup
-from runner.results import RunRecord
+from runner.results import ResultsDir, RunRecord
 from runner.tasks.books import Books
 from runner.tasks.commands import subst, values
 from runner.tasks.toolchain import tools_of
+from runner.units import format_number
 
 ASK_TIMEOUT_S = 60.0
 
@@ -107,8 +108,41 @@ def run_long_enough(
     return [superseded, run(variant, n, longer, label, memory_cap=memory_cap)]
 
 
-def variants_with_books(names: list[str]) -> list[tasks.Variant]:
-    """The named variants that have [variant.books]; all such variants when none are named."""
-    known = tasks.load_all()
-    chosen = [known[n] for n in names] if names else list(known.values())
-    return [v for v in chosen if v.books is not None]
+class NoBooks(ValueError):
+    """None of the chosen variants has [variant.books] in its manifest."""
+
+
+def with_books(chosen: list[tasks.Variant], log: Callable[[str], None]) -> list[tasks.Variant]:
+    """The chosen variants that have [variant.books], each other one said skipped through log;
+    NoBooks when none has."""
+    for v in chosen:
+        if v.books is None:
+            log(f"{v.name}: its manifest has no [variant.books]; skipped")
+    found = [v for v in chosen if v.books is not None]
+    if not found:
+        raise NoBooks("none of the chosen variants has [variant.books] in its manifest")
+    return found
+
+
+def measure_all(
+    variants: list[tasks.Variant],
+    ns: list[int],
+    sleep: float,
+    label: str,
+    store: ResultsDir,
+    memory_cap: int | None,
+    log: Callable[[str], None],
+) -> None:
+    """The books runs of each variant at N=1 and every N, stored under label as they end (a run
+    made again with a longer sleep stored beside the first, superseded), each said through log
+    with the figures it read. The caller holds the measuring lock and built the programs."""
+    for v in variants:
+        for n in sorted({1, *ns}):
+            log(f"books: {v.name} at N={n:,}, sleep {format_number(sleep)} s …")
+            *superseded, record = run_long_enough(v, n, sleep, label, memory_cap=memory_cap)
+            for old in superseded:
+                log(f"  {old.verdict}: {old.reason}; {old.remedy}")
+                store.add_run(old)
+            store.add_run(record)
+            found = ", ".join(f"{k} {b / 1024:,.0f} KiB" for k, b in (record.books or {}).items())
+            log(f"  {record.verdict}{': ' + record.reason if record.reason else ''}; {found}")

@@ -39,3 +39,19 @@ def test_a_books_run_whose_spawn_outlasted_its_sleep_is_run_again_longer():
 def test_a_books_run_long_enough_is_run_once():
     (only,) = books.run_long_enough(fake_with_books(), 1000, 1.0, "here")
     assert only.verdict == "valid" and only.kind == "books" and not only.superseded
+
+
+def test_only_variants_with_books_are_kept_each_other_said_skipped():
+    plain = tasks.load_all(FIXTURE_TASKS)["fake"]
+    table = {
+        "what": "none",
+        "env": {},
+        "wait_s": 0.0,
+        "figure": [{"name": "x", "regex": "x", "unit": "B", "part": "heap"}],
+    }
+    with_books = dataclasses.replace(plain, name="booked", books=read_books(table, "books", Path("t.toml")))
+    said: list[str] = []
+    assert books.with_books([plain, with_books], log=said.append) == [with_books]
+    assert said == ["fake: its manifest has no [variant.books]; skipped"]
+    with pytest.raises(books.NoBooks, match="none of the chosen variants has"):
+        books.with_books([plain], log=said.append)

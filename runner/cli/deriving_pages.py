@@ -14,6 +14,7 @@ import click
 
 from runner.cli.app import InputError
 from runner.cli.deriving import derive
+from runner.cli.refusing import refused
 
 
 @derive.command("proofs", short_help="The table of every sleep program's `ready` proof, from the manifests.")
@@ -34,23 +35,10 @@ def explain(directory: Path) -> None:
     """From the runs `memrun explain` stored in DIRECTORY: what dominates a task's memory in each
     family (at N = 100,000, or the largest N below it a variant reached), the split table, and the
     runtimes' own books beside memrun's figures."""
-    from runner import tasks
-    from runner.analysis.explain import books_views, splits
-    from runner.results import ResultsError, load_records
-    from runner.show.figures.split import chosen
-    from runner.show.tables.explain import docs_block
+    from runner.show.explanation import ExplainError, docs_summary
 
-    try:
-        records = [r for _, r in load_records([directory])]
-    except ResultsError as e:
-        raise InputError(str(e)) from None
-    known = tasks.load_all()
-    found, _ = splits(records)
-    family = {n: v.family for n, v in known.items()}
-    shown = sorted(chosen(found), key=lambda s: (family.get(s.variant, ""), s.variant))
-    parts = {n: {f.name: f.part for f in v.books.figures} for n, v in known.items() if v.books}
-    notes = {n: v.books.note for n, v in known.items() if v.books}
-    click.echo(docs_block(shown, books_views(records, parts), family, notes), nl=False)
+    with refused(ExplainError):
+        click.echo(docs_summary(directory), nl=False)
 
 
 @derive.command(
