@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,8 +12,26 @@ from runner.cli.loading import load_results, variant_models
 from runner.cli.options import out_option
 from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.results import METRICS, ResultsError
+from runner.show.exports.per_label import PerLabelExporter
+
+if TYPE_CHECKING:
+    from runner.show.exports.exporter import Exporter
 
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
+
+
+class FormatChoice(click.Choice):
+    """`--format`'s choices: the formats in runner.show.exports.registry, read when click needs
+    them (not at import: a format registered later counts, and listing them loads no table)."""
+
+    def __init__(self) -> None:
+        self.case_sensitive = True
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from runner.show.exports import registry
+
+        return tuple(registry.names())
 
 
 @main.command(short_help="Draw figures from stored results.")
@@ -51,7 +70,7 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["md", "csv", "json", "html", "bmf", "gab"]),
+    type=FormatChoice(),
     default="md",
     show_default=True,
     help="md, csv, json, html; bmf (Bencher Metric Format) and gab (github-action-benchmark "
@@ -108,29 +127,31 @@ def report(
     except OSError as e:
         raise InputError(str(e)) from None
     from runner.show import document
+    from runner.show.exports import registry
 
+    exporter = registry.get(fmt)
     models = variant_models()
-    if fmt == "html" and ctx.get_parameter_source("workload") is click.core.ParameterSource.DEFAULT:
-        _page(results, metric, output, models)
+    if exporter.every_workload and ctx.get_parameter_source("workload") is click.core.ParameterSource.DEFAULT:
+        _every_workload(exporter, results, metric, output, models)
         return
     selected = load_results(results, workload)
-    if fmt in ("bmf", "gab") and output:
-        _write_exports(document.exports(selected.runs, selected.sweeps, fmt), fmt, Path(output))
-        return
     try:
-        text = document.report(
-            selected.runs, selected.sweeps, fmt, metric, selected.capacity, models, section
-        )
+        if isinstance(exporter, PerLabelExporter):
+            files = document.exports(selected.runs, selected.sweeps, fmt)
+            if output:
+                _write_exports(files, exporter, Path(output))
+                return
+            text = exporter.one(files)  # one label, or refused
+            if (label := next(iter(files))) and (hint := exporter.hint(label, None)):
+                err(hint)
+        else:
+            text = document.report(
+                selected.runs, selected.sweeps, fmt, metric, selected.capacity, models, section
+            )
         if not output:
-            if fmt == "bmf":  # one label, or report() refused: its testbed
-                from runner.show.exports.per_label import testbed_hint
-
-                labels = [label for label in document.exports(selected.runs, selected.sweeps, fmt) if label]
-                if labels and (hint := testbed_hint(fmt, labels[0], None)):
-                    err(hint)
-            click.echo(text, nl=fmt != "html")
+            click.echo(text, nl=not exporter.raw)
             return
-        write_text(Path(output), text if fmt == "html" else text + "\n")
+        write_text(Path(output), text if exporter.raw else text + "\n")
     except OSError as e:
         raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
     except ValueError as e:
@@ -138,10 +159,11 @@ def report(
     click.echo(output)
 
 
-def _page(results: tuple[str, ...], metric: str, output: str | None, models: dict[str, str]) -> None:
-    """The HTML page of every workload in the results, to output or stdout."""
+def _every_workload(
+    exporter: Exporter, results: tuple[str, ...], metric: str, output: str | None, models: dict[str, str]
+) -> None:
+    """One document of every workload in the results (the HTML page), to output or stdout."""
     from runner.results.selected import NothingSelected, load_workloads
-    from runner.show import document
     from runner.show.exports.output import write_text
 
     try:
@@ -151,11 +173,13 @@ def _page(results: tuple[str, ...], metric: str, output: str | None, models: dic
     for line in dict.fromkeys(w for s in found.values() for w in s.warnings):
         err(line)
     try:
-        text = document.page([(w, s.runs, s.sweeps, s.capacity) for w, s in found.items()], metric, models)
+        text = exporter.workloads(
+            [(w, s.runs, s.sweeps, s.capacity) for w, s in found.items()], metric, models
+        )
         if not output:
-            click.echo(text, nl=False)
+            click.echo(text, nl=not exporter.raw)
             return
-        write_text(Path(output), text)
+        write_text(Path(output), text if exporter.raw else text + "\n")
     except OSError as e:
         raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
     except ValueError as e:
@@ -163,11 +187,11 @@ def _page(results: tuple[str, ...], metric: str, output: str | None, models: dic
     click.echo(output)
 
 
-def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
-    """One bmf or gab file per label (gab.json -> gab.SLUG.json when there are several), each
-    path on stdout; for bmf, the `bencher run --testbed` line of each on stderr."""
+def _write_exports(files: dict[str, str], exporter: PerLabelExporter, output: Path) -> None:
+    """One file per label (gab.json -> gab.SLUG.json when there are several), each path on
+    stdout, and the exporter's hint for each on stderr (bmf: its `bencher run --testbed` line)."""
     from runner.show.exports.output import write_text
-    from runner.show.exports.per_label import path_for, testbed_hint
+    from runner.show.exports.per_label import path_for
 
     for label, text in files.items():
         path = path_for(output, label, len(files) > 1)
@@ -175,6 +199,6 @@ def _write_exports(files: dict[str, str], fmt: str, output: Path) -> None:
             write_text(path, text)
         except OSError as e:
             raise InputError(str(e) if e.strerror is None else f"cannot write {path}: {e.strerror}") from None
-        if hint := testbed_hint(fmt, label, path) if label else None:
+        if hint := exporter.hint(label, path) if label else None:
             err(hint)
         click.echo(str(path))

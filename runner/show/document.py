@@ -5,7 +5,7 @@ and the version tables where the format has room for them), and every figure."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -14,7 +14,9 @@ from runner.results import workloads
 from runner.results.summary import sweep_runs
 from runner.show.tables import document
 
-FORMATS = ("md", "csv", "json", "html", "bmf", "gab")
+if TYPE_CHECKING:
+    from runner.show.exports.exporter import Request
+    from runner.workload import Workload
 
 
 def report(
@@ -26,35 +28,32 @@ def report(
     models: dict[str, str] | None = None,
     section: str | None = None,
 ) -> str:
-    """The report as text in fmt (without a final newline, but for html). Its table and figures
-    are the sweeps' (capacity probes are no cells, and probes made on another kernel build would
-    be a label of their own with nothing in it); the capacity answers come beside them. md and
-    html render one document (runner.show.tables.document: its sections in one order; `section`
-    picks one section's Markdown), csv and json are the table's records, bmf and gab files for
-    other tools. models: variant -> how it keeps its tasks, for results whose sweeps did not
+    """The report as text in fmt (runner.show.exports.registry: its exporter renders it; without
+    a final newline, but for html). Its table and figures are the sweeps' (capacity probes are
+    no cells, and probes made on another kernel build would be a label of their own with nothing
+    in it); the capacity answers come beside them. md and html render one document
+    (runner.show.tables.document: its sections in one order; `section` picks one section's
+    Markdown, in a table format too), csv and json are the table's records, bmf and gab files
+    for other tools. models: variant -> how it keeps its tasks, for results whose sweeps did not
     record it (the runtimes' groups)."""
-    workload = workloads.only(runs)  # the default's, when there are none
-    if fmt == "html":
-        return page([(workload, runs, sweeps, capacity)], metric, models)
-    runs, sweeps = shown(runs, sweeps)
-    if fmt in ("bmf", "gab"):
-        files = exports(runs, sweeps, fmt)
-        if len(files) > 1:
-            raise ValueError(
-                f"{len(files)} labels ({', '.join(files)}): a {fmt} file holds one machine's series; "
-                "-o FILE writes one file per label"
-            )
-        return next(iter(files.values())).rstrip("\n")
-    if fmt == "md" or section:
-        parts = document.sections([document.Shown(workload, runs, sweeps, capacity)], metric, models)
-        return document.section(parts, section) if section else document.markdown(parts)
-    from runner.show.tables import labelled
+    from runner.show.exports import registry
+    from runner.show.exports.exporter import Request
 
-    return labelled.report(runs, fmt, metric, sweeps)
+    exporter = registry.get(fmt)
+    workload = workloads.only(runs)  # the default's, when there are none
+    return exporter.report(Request(workload, runs, sweeps, metric, capacity, models, section))
+
+
+def markdown_report(request: Request) -> str:
+    """The Markdown report of one workload's runs, or the one section request.section names."""
+    runs, sweeps = request.shown()
+    selection = document.Shown(request.workload, runs, sweeps, request.capacity)
+    parts = document.sections([selection], request.metric, request.models)
+    return document.section(parts, request.section) if request.section else document.markdown(parts)
 
 
 def page(
-    selections: list[tuple[str, pd.DataFrame, list[dict[str, Any]], list[dict[str, Any]]]],
+    selections: list[tuple[Workload, pd.DataFrame, list[dict[str, Any]], list[dict[str, Any]]]],
     metric: str = "peak_rss",
     models: dict[str, str] | None = None,
 ) -> str:
@@ -69,12 +68,12 @@ def page(
 
 
 def exports(runs: pd.DataFrame, sweeps: list[dict[str, Any]], fmt: str) -> dict[str, str]:
-    """label -> its bmf or gab file (runner.show.exports.per_label); one empty document, under
-    no label, when nothing has a figure."""
-    from runner.show.exports import bmf, gab, per_label
+    """label -> its file in fmt, a format of one file per label (runner.show.exports.per_label);
+    one empty document, under no label, when nothing has a figure."""
+    from runner.show.exports import registry
+    from runner.show.exports.per_label import PerLabelExporter
 
-    runs, sweeps = shown(runs, sweeps)
-    return per_label.render(fmt, runs, sweeps) or {"": (bmf if fmt == "bmf" else gab).render([])}
+    return registry.get(fmt, PerLabelExporter).files(runs, sweeps)
 
 
 def shown(runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:

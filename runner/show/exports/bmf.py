@@ -12,8 +12,14 @@ given to `bencher run --testbed SLUG`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from runner.analysis.cells import Cell
+from runner.show.exports.per_label import PerLabelExporter, slug
+from runner.show.exports.registry import register
+
+if TYPE_CHECKING:
+    from runner.analysis.cells import Cell
 
 
 def measure(metric: str) -> str:
@@ -35,3 +41,16 @@ def document(found: list[Cell]) -> dict[str, dict[str, dict[str, float]]]:
 
 def render(found: list[Cell]) -> str:
     return json.dumps(document(found), indent=1) + "\n"
+
+
+@register
+class Bmf(PerLabelExporter):
+    name = "bmf"
+
+    def render(self, found: list[Cell]) -> str:
+        return render(found)
+
+    def hint(self, label: str, path: Path | None) -> str:
+        """How to upload the file to Bencher with its machine as the testbed."""
+        where = f"--file {path}" if path is not None else "(from standard input)"
+        return f"bencher run --testbed {slug(label)} --adapter json {where}"

@@ -12,10 +12,14 @@ keeps one chart history per file, so a machine is a file, never part of a name.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from runner.analysis.cells import Cell
+from runner.show.exports.per_label import PerLabelExporter
+from runner.show.exports.registry import register
 from runner.units import MB
+
+if TYPE_CHECKING:
+    from runner.analysis.cells import Cell
 
 UNIT = "MB"
 
@@ -40,3 +44,11 @@ def entries(found: list[Cell]) -> list[dict[str, Any]]:
 
 def render(found: list[Cell]) -> str:
     return json.dumps(entries(found), indent=1, ensure_ascii=False) + "\n"
+
+
+@register
+class Gab(PerLabelExporter):
+    name = "gab"
+
+    def render(self, found: list[Cell]) -> str:
+        return render(found)

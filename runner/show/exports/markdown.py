@@ -1,5 +1,6 @@
-"""The little Markdown that `memrun report` writes, as HTML: paragraphs, lists, pipe tables,
-**bold**, *italic* and `code`.
+"""`memrun report --format md`, the default: the report as Markdown (runner.show.tables.document's
+sections, or one of them), any table's Markdown layout; and that little Markdown as HTML:
+paragraphs, lists, pipe tables, **bold**, *italic* and `code`.
 
 The HTML report shows the very table `memrun report` prints, converted, rather than a second table
 writer that would drift from the first. Only what report.py and labelled.py emit is understood;
@@ -10,6 +11,9 @@ from __future__ import annotations
 
 import html
 import re
+
+from runner.show.exports.exporter import Request, Table, TableExporter
+from runner.show.exports.registry import register
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _INLINE = (
@@ -84,3 +88,17 @@ def to_html(markdown: str) -> str:
         else:
             out.append(f"<p>{inline(' '.join(lines))}</p>")
     return "\n".join(out)
+
+
+@register
+class Markdown(TableExporter):
+    name = "md"
+
+    def table(self, table: Table) -> str:
+        return table.markdown()
+
+    def report(self, request: Request) -> str:
+        """The whole Markdown report, or the section `--section` names."""
+        from runner.show.document import markdown_report
+
+        return markdown_report(request)

@@ -6,12 +6,16 @@ github-action-benchmark as a file of its own (one `output-file-path` per machine
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from runner.show.exports.exporter import Exporter, Request
 
-from runner.analysis.cells import cells
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from runner.analysis.cells import Cell
 
 
 def slug(label: str) -> str:
@@ -20,12 +24,46 @@ def slug(label: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "default"
 
 
-def render(fmt: str, runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, str]:
-    """label -> the bmf or gab document of its cells (labels without a figure have none)."""
-    from runner.show.exports import bmf, gab
+class PerLabelExporter(Exporter):
+    """A format whose file holds one label's cells (bmf, gab)."""
 
-    module = bmf if fmt == "bmf" else gab
-    return {label: module.render(found) for label, found in cells(runs, sweeps).items()}
+    per_label = True
+
+    @abstractmethod
+    def render(self, found: list[Cell]) -> str:
+        """One label's cells as its file, ending with a newline."""
+
+    def hint(self, label: str, path: Path | None) -> str | None:
+        """A line for standard error on how to use one label's file (None: nothing to say)."""
+        return None
+
+    def files(self, runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, str]:
+        """label -> its file (runner.show.document.shown's runs); one empty document, under no
+        label, when nothing has a figure."""
+        from runner.show.document import shown
+
+        runs, sweeps = shown(runs, sweeps)
+        return render(self, runs, sweeps) or {"": self.render([])}
+
+    def one(self, files: dict[str, str]) -> str:
+        """The one label's file, without its last newline; ValueError when there are several."""
+        if len(files) > 1:
+            raise ValueError(
+                f"{len(files)} labels ({', '.join(files)}): a {self.name} file holds one machine's series; "
+                "-o FILE writes one file per label"
+            )
+        return next(iter(files.values())).rstrip("\n")
+
+    def report(self, request: Request) -> str:
+        """The file of the runs' one label (several are refused: -o writes one file each)."""
+        return self.one(self.files(*request.shown()))
+
+
+def render(exporter: PerLabelExporter, runs: pd.DataFrame, sweeps: list[dict[str, Any]]) -> dict[str, str]:
+    """label -> the exporter's document of its cells (labels without a figure have none)."""
+    from runner.analysis.cells import cells
+
+    return {label: exporter.render(found) for label, found in cells(runs, sweeps).items()}
 
 
 def path_for(output: Path, label: str, several: bool) -> Path:
@@ -34,11 +72,3 @@ def path_for(output: Path, label: str, several: bool) -> Path:
     if not several:
         return output
     return output.with_name(f"{output.stem}.{slug(label)}{output.suffix}")
-
-
-def testbed_hint(fmt: str, label: str, path: Path | None) -> str | None:
-    """The line that tells how to upload a BMF file to Bencher with its machine as the testbed."""
-    if fmt != "bmf":
-        return None
-    where = f"--file {path}" if path is not None else "(from standard input)"
-    return f"bencher run --testbed {slug(label)} --adapter json {where}"

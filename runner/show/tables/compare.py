@@ -3,7 +3,6 @@ summary, machine and spread lines, or as CSV and JSON records."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,6 @@ from typing import Any
 import pandas as pd
 
 from runner.analysis.compare import (
-    FORMATS,
     LARGER,
     SMALLER,
     UNDECIDED,
@@ -19,6 +17,8 @@ from runner.analysis.compare import (
     Comparison,
 )
 from runner.results.groups import Group
+from runner.show.exports import registry
+from runner.show.exports.exporter import Table, TableExporter
 from runner.show.text import caption, metric_title, n_label
 from runner.significance.rule import Evidence
 
@@ -174,12 +174,23 @@ def records(result: Comparison) -> list[dict[str, Any]]:
     return out
 
 
+class ComparisonTable(Table):
+    """The comparison's rows: to_markdown() with its summary lines, or records() (CSV joins a
+    cell's version changes with "; ")."""
+
+    def __init__(self, result: Comparison) -> None:
+        self.result = result
+
+    def markdown(self) -> str:
+        return to_markdown(self.result)
+
+    def records(self) -> list[dict[str, Any]]:
+        return records(self.result)
+
+    def flat_records(self) -> list[dict[str, Any]]:
+        return [{**rec, "version_changes": "; ".join(rec["version_changes"])} for rec in self.records()]
+
+
 def render(result: Comparison, fmt: str = "md") -> str:
-    if fmt == "md":
-        return to_markdown(result)
-    if fmt == "csv":
-        rows = [{**rec, "version_changes": "; ".join(rec["version_changes"])} for rec in records(result)]
-        return pd.DataFrame(rows).to_csv(index=False)
-    if fmt == "json":
-        return json.dumps(records(result), indent=1) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    """The comparison in a table format (md, csv, json)."""
+    return registry.get(fmt, TableExporter).table(ComparisonTable(result))

@@ -8,14 +8,15 @@ does anything change, and then the output says why.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
 
 from runner.analysis.records import records
 from runner.results.groups import Group, groups, pooling_note
-from runner.show.tables.report import legend, md_cell, render
+from runner.show.exports import registry
+from runner.show.exports.exporter import Table, TableExporter
+from runner.show.tables.report import RunsTable, legend, md_cell
 from runner.show.text import caption, check_metric, metric_title, n_label, usual_sleep
 
 WITHIN = "Per-task costs, ⚠ and † are worked out within each label."
@@ -25,21 +26,47 @@ def report(
     runs: pd.DataFrame, fmt: str = "md", metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
 ) -> str:
     """The table as md, csv or json, one column group (md) or a `label` field (csv, json) per label."""
+    exporter = registry.get(fmt, TableExporter)
+    return exporter.table(table(runs, metric, sweeps))
+
+
+def table(runs: pd.DataFrame, metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None) -> Table:
+    """The runs' table: report.py's when they are one label's and nothing is kept apart, else
+    the same with the reason under it (one label, a variant split by version), else one column
+    group per label."""
     found = groups(runs, sweeps or [])
     note = pooling_note(found)
     if not note:
-        return render(runs, fmt, metric, sweeps=sweeps)
-    if len(found) == 1:  # one label, a variant split by version: the usual table, and why
-        text = render(found[0].runs, fmt, metric, sweeps=sweeps)
-        return f"{text}\n{note[:1].upper()}{note[1:]}\n" if fmt == "md" else text
-    if fmt == "md":
-        return _markdown(found, metric, note)
-    rows = [{"label": g.label, **rec} for g in found for rec in records(g.runs, metric)]
-    if fmt == "csv":
-        return pd.DataFrame(rows).to_csv(index=False)
-    if fmt == "json":
-        return json.dumps(rows, indent=1) + "\n"
-    return render(runs, fmt, metric)  # the error names the formats
+        return RunsTable(runs, metric, sweeps)
+    if len(found) == 1:
+        return NotedTable(found[0].runs, metric, sweeps, note)
+    return LabelledTable(found, metric, note)
+
+
+class NotedTable(RunsTable):
+    """One label's usual table, a variant split by version: why, under the Markdown."""
+
+    def __init__(
+        self, runs: pd.DataFrame, metric: str, sweeps: list[dict[str, Any]] | None, note: str
+    ) -> None:
+        super().__init__(runs, metric, sweeps)
+        self.note = note
+
+    def markdown(self) -> str:
+        return f"{super().markdown()}\n{self.note[:1].upper()}{self.note[1:]}\n"
+
+
+class LabelledTable(Table):
+    """Several labels' runs, never pooled: a column group per label, a `label` field per record."""
+
+    def __init__(self, found: list[Group], metric: str, note: str) -> None:
+        self.found, self.metric, self.note = found, metric, note
+
+    def markdown(self) -> str:
+        return _markdown(self.found, self.metric, self.note)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [{"label": g.label, **rec} for g in self.found for rec in records(g.runs, self.metric)]
 
 
 def _markdown(found: list[Group], metric: str, note: str) -> str:

@@ -8,7 +8,6 @@ come from runner.show.text.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -17,6 +16,8 @@ from runner.analysis.records import records
 from runner.results import workloads
 from runner.results.record import METRICS
 from runner.results.summary import SPREAD_LIMIT
+from runner.show.exports import registry
+from runner.show.exports.exporter import Table, TableExporter
 from runner.show.text import (
     DAGGER,
     caption,
@@ -32,8 +33,6 @@ from runner.show.text import (
     variant_info,
 )
 from runner.units import mb
-
-FORMATS = ("md", "csv", "json")
 
 
 def md_cell(rec: dict[str, Any], usual: float | None) -> str:
@@ -114,14 +113,24 @@ def idioms(variants: list[str], sweeps: list[dict[str, Any]]) -> str:
     return "\n" + "\n".join(["| variant | family | idiom |", "|---|---|---|", *rows]) + "\n"
 
 
+class RunsTable(Table):
+    """The variants x N table of runs that are one label's: to_markdown(), or their records."""
+
+    def __init__(
+        self, runs: pd.DataFrame, metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
+    ) -> None:
+        self.runs, self.metric, self.sweeps = runs, metric, sweeps
+
+    def markdown(self) -> str:
+        return to_markdown(self.runs, self.metric, self.sweeps)
+
+    def records(self) -> list[dict[str, Any]]:
+        return records(self.runs, self.metric)
+
+
 def render(
     runs: pd.DataFrame, fmt: str = "md", metric: str = "peak_rss", sweeps: list[dict[str, Any]] | None = None
 ) -> str:
-    """The table as md, csv or json. `sweeps` (optional) adds a machine and date line to md."""
-    if fmt == "md":
-        return to_markdown(runs, metric, sweeps)
-    if fmt == "csv":
-        return pd.DataFrame(records(runs, metric)).to_csv(index=False)
-    if fmt == "json":
-        return json.dumps(records(runs, metric), indent=1) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    """The table in a table format (md, csv, json). `sweeps` (optional) adds a machine and date
+    line to md."""
+    return registry.get(fmt, TableExporter).table(RunsTable(runs, metric, sweeps))
