@@ -54,4 +54,4 @@ class CampaignSettings:
         """One run's settings: its spec (what the scheduler decided for it: bounds, cap, watchers),
         with what every run of the campaign shares (the futex hash, the workload's parameters) and
         the user's --env over the manifest's environment (a sweep's; None or empty: none)."""
-        return Settings(spec, self.futex_hash, env_override or None, self.params or None)
+        return Settings(spec, self.futex_hash, env_override, self.params)

@@ -119,7 +119,7 @@ def by_variant(todo: list[Cell]) -> dict[str, list[tuple[int, Cell]]]:
     return lanes
 
 
-def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, Any]:
+def run_sweep(opts: SweepOptions, progress: Progress | None = None) -> dict[str, object]:
     """Run the missing cells; return the sweep's end record (also appended to sweeps.jsonl)."""
     p = progress or Progress()
     out = opts.campaign.out

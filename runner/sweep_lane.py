@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from runner import tasks
 from runner.campaign import CampaignSettings
@@ -87,7 +86,7 @@ class Sweeping:
         runs = self.runs() if runs is None else runs
         return [r for r in runs if r.variant == variant and r.kind == "sweep" and r.label == label]
 
-    def store(self, record: RunRecord, timeline: list[Any] | None = None) -> None:
+    def store(self, record: RunRecord, timeline: list[list[float | int | None]] | None = None) -> None:
         with self.lock:
             self.campaign.out.add_run(record, timeline)
 
@@ -210,7 +209,7 @@ def lane(ctx: Sweeping, cells: list[tuple[int, Cell]]) -> Callable[[Lane], None]
     return body
 
 
-def _identity(ctx: Sweeping, cell: Cell) -> dict[str, Any]:
+def _identity(ctx: Sweeping, cell: Cell) -> dict[str, object]:
     opts = ctx.opts
     return dict(
         sweep_id=ctx.sweep_id,

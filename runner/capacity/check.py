@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from runner import tasks
 from runner.capacity import evidence
 from runner.capacity.evidence import fits, outcomes
 from runner.capacity.prior import seen_noisy
@@ -126,7 +127,7 @@ def run_checks(
 
 
 def _check(
-    variant: Any,
+    variant: tasks.Variant,
     budget: int,
     stored: CapacityResult,
     runs: list[RunRecord],

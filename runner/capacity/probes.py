@@ -155,7 +155,7 @@ class Prober:
 
     def _execute(
         self, n: int, sleep: float, spec: RunSpec, alone: str | None = None
-    ) -> tuple[Execution, dict[str, Any]]:
+    ) -> tuple[Execution, dict[str, object]]:
         """The probe's run, at its turn in the scheduler's lane (when it has one; its watchers
         then join the spec), and what the record stores of that: its run id, what ran beside it,
         what was predicted."""

@@ -184,11 +184,13 @@ def answer(
     pooled: list[RunRecord],
     ran: list[RunRecord],
     identity: dict[str, Any],
-    **more: Any,
+    predicted_n: int | None = None,
+    prediction: str = "",
 ) -> CapacityResult:
     """The result row of an answer: `found` from the pooled runs, what stopped the first failing
     one, the sleep and peak of a fitting run at max_n and whether such runs stalled, and the
-    cost of the runs this command made (`ran`) against the floor the evidence requires."""
+    cost of the runs this command made (`ran`) against the floor the evidence requires; where
+    the search started (predicted_n) and how that was predicted (prediction)."""
     lo, hi = found.max_n, found.first_failing_n
     failing = next((r for r in pooled if r.n == hi and not fits(r)), None)
     passing = [r for r in pooled if r.n == lo and fits(r)] if lo else []
@@ -229,7 +231,8 @@ def answer(
         stall_remedy=stalled[-1].remedy if stalled else None,
         label=identity.get("label"),
         params=dict(identity.get("params") or {}),
-        **more,
+        predicted_n=predicted_n,
+        prediction=prediction,
     )
 
 
@@ -258,7 +261,7 @@ def session(opts: CapacityOptions, progress: CapacityProgress, kind: str, busy: 
     # No more tasks can fit than the budget holds of their least cost (a thread's kernel memory).
     need = for_budget(max(opts.budgets), c.variants) if c.raise_limits and busy else None
     raising = need is not None
-    limit_ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    limit_ctx: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
     if need is not None:
         limit_ctx = raised_limits(need.n, need.per_task, log=progress.log, workload=need.workload)
     with sigterm_raises(), limit_ctx:
