@@ -241,3 +241,39 @@ def test_the_eta_ends_a_variant_not_run_yet_as_the_others_at_its_n_ended(tmp_pat
     assert priced(dataclasses.replace(fresh, n=1000), ctx.exits()).exit_s == 1.0  # none at its N: the bound
     ctx.known.append(_ran("threaded", 1, 0.01, 1 << 20))
     assert priced(fresh, ctx.exits()).exit_s == 1.0  # its own runs say how it ends
+
+
+class _Lane:
+    """A scheduler's lane that runs each body at once, with its one watcher."""
+
+    def __init__(self) -> None:
+        from runner.measure import Watcher
+
+        self.watchers = [Watcher()]
+
+    def run(self, order, plan, body):  # type: ignore[no-untyped-def]
+        from runner.scheduling.scheduler import Ran
+
+        return Ran(body(self.watchers))
+
+
+def test_the_spec_a_cell_is_run_with_is_the_one_its_lane_built(tmp_path, monkeypatch):
+    """From the lane to the Run, one typed spec, handed on as it is: what the sweep's options and
+    the scheduler said (the timeout, the interval, the cap, the lane's watchers) is what the Run
+    was given, and what every run of the campaign shares (its parameters) is in its settings."""
+    from runner import sweep_lane
+    from runner.sweep import Cell
+    from tests.support.handoff import record
+
+    ctx, threaded = _sweeping(tmp_path, [])
+    seen = record(monkeypatch, sweep_lane)
+    lane = _Lane()
+    records = sweep_lane.run_cell(ctx, lane, 0, Cell(threaded, 1, 0))  # type: ignore[arg-type]
+    assert len(records) == len(seen.built) == len(seen.runs) >= 1
+    for settings, ran in zip(seen.built, seen.runs, strict=True):
+        assert ran.spec is settings.spec
+        spec, opts = settings.spec, ctx.opts
+        assert spec.watchers is lane.watchers and spec.on_sample is not None
+        assert (spec.timeout, spec.interval, spec.memory_cap) == (None, 0.05, opts.memory_cap)
+        assert settings.params == opts.campaign.params and settings.futex_hash is None
+        assert ran.command.argv[-2] == "1"

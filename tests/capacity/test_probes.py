@@ -1,9 +1,18 @@
-"""runner.capacity.probes: when a probe stopped without `ready` deserves a longer sleep."""
+"""runner.capacity.probes: when a probe stopped without `ready` deserves a longer sleep, and the
+spec a probe is run with."""
 
 from __future__ import annotations
 
-from runner.capacity.probes import still_growing
-from runner.measure import Sample
+import pytest
+
+from runner.campaign import CampaignSettings
+from runner.capacity.probes import TIMEOUT_GRACE, CapacityOptions, CapacityProgress, Prober, still_growing
+from runner.capacity.stall import StallWatch
+from runner.measure import Sample, Watcher
+from runner.results import ResultsDir
+from runner.scheduling.scheduler import Ran
+from runner.tasks.manifest import load_all
+from tests.support.cli import FIXTURE_TASKS
 
 MIB = 1 << 20
 
@@ -30,3 +39,40 @@ def test_threads_still_starting_count_as_growing_even_with_flat_memory():
 
 def test_too_short_to_tell_is_growing():
     assert still_growing(_timeline(lambda t: MIB, seconds=0.1))
+
+
+class _Lane:
+    """A scheduler's lane that runs each probe at once, with its one watcher."""
+
+    def __init__(self) -> None:
+        self.watchers = [Watcher()]
+
+    def run(self, order, plan, body):  # type: ignore[no-untyped-def]
+        return Ran(body(self.watchers))
+
+
+@pytest.mark.parametrize("in_lane", [False, True])
+def test_the_spec_a_probe_is_run_with_is_the_one_it_built(tmp_path, monkeypatch, in_lane):
+    """From the probe to the Run, one typed spec, handed on as it is: the budget as its cap, the
+    sleep as the time `ready` must come by, the stall watch, the search's interval (and, in a
+    scheduler's lane, the lane's watchers) are what the Run was given."""
+    from runner.capacity import probes
+    from tests.support.handoff import record
+
+    variant = load_all(FIXTURE_TASKS)["fake"]
+    campaign = CampaignSettings([variant], ResultsDir(tmp_path), interval=0.02)
+    lane = _Lane() if in_lane else None
+    prober = Prober(
+        variant, 256 * MIB, CapacityOptions(campaign, [256 * MIB]), {}, CapacityProgress(), lane=lane
+    )
+    seen = record(monkeypatch, probes)
+    probe = prober.run(1000, 2.0, "capacity")
+    assert probe.memory_cap == 256 * MIB and len(seen.built) == len(seen.runs) == 1
+    (settings,), (ran,) = seen.built, seen.runs
+    spec = settings.spec
+    assert ran.spec is spec and ran.command.argv[-2] == "1000"
+    assert (spec.memory_cap, spec.ready_by, spec.interval) == (256 * MIB, 2.0, 0.02)
+    assert isinstance(spec.stop_when, StallWatch) and spec.timeout is not None
+    assert spec.timeout_grace == TIMEOUT_GRACE * spec.timeout
+    assert spec.watchers is lane.watchers if lane else spec.watchers == ()
+    assert settings.params == campaign.params
