@@ -27,7 +27,10 @@ def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
     """A `phase` line as the run record keeps it: every histogram the client printed as raw counts
     (latency from the scheduled time with the unanswered requests censored in it, service from
     the send, the client's send lag, the censored ones alone) read into percentiles and stored in
-    HdrHistogram's encoding (runner.analysis.hdr)."""
+    HdrHistogram's encoding (runner.analysis.hdr); its counters as they came, among them what was
+    not a right answer and never counted as one (`wrong`, of it `wrong_status` and
+    `wrong_location`; `bad_framing`; `partial_sends`: judge.py makes a run with any invalid) and
+    how the client worked (`client_busy`, `wakes`, `idle_wakes`)."""
     censored = raw.get("censored")
     return {
         **raw,
@@ -53,8 +56,10 @@ class HttpReport(Ended):
     the run record as `client`.
 
     phases: one per rate sent (client.c's `phase` line: the rate achieved, latency from the
-    scheduled time and from the send, wrong answers...), each with the server's figures over its
-    window added by runner.workloads.web.execute (`server`)."""
+    scheduled time and from the send, wrong answers, bad framing, partial sends...), each with the
+    server's figures over its window added by runner.workloads.web.execute (`server`); summary:
+    the client's totals over the run (`wrong`, `bad_framing`, `partial_sends` and the first
+    example of each, the 404 check)."""
 
     summary: dict[str, Any] | None = None
     connected_s: float | None = None  # seconds from the client's start to `connected C`

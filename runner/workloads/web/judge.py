@@ -11,7 +11,9 @@ Which rule decides, first match:
    memory, a manifest's failure such as "too many open files"), else `server-exited`;
 3. the load did not end in time (`timeout`);
 4. the client could not start, connect or report (`client-failed`, `connect-failed`);
-5. an answer broke the protocol (`wrong-answer`);
+5. an answer broke the protocol: another status or a wrong Location (`wrong-answer`), a response
+   HTTP/1.1 cannot frame (`bad-framing`), or a request the kernel took only in parts
+   (`partial-send`): the reason names each that happened, the code the first of them;
 6. fewer than C connections were open at a phase's end: the server closed some and refused to
    take them back (`connections-lost`): C shrank, and a shortfall would read as saturation;
 7. valid: each rate's latency, or where it saturated, or where the client was too late to tell.
@@ -130,21 +132,59 @@ def _client_problem(report: HttpReport | None, c: int) -> Verdict | None:
     return None
 
 
-def _wrong(report: HttpReport) -> Verdict | None:
+# What broke the protocol, in the order a verdict's code takes them: (code, the summary's count,
+# the summary's or a phase's example, what it is called, the remedy).
+BROKEN = (
+    (
+        "wrong-answer",
+        "wrong",
+        "wrong_example",
+        "wrong answer(s)",
+        f"`GET /` answers 302 to /Renard-K.png, 1 <= K <= IMAGES; any other path 404 ({PROTOCOL})",
+    ),
+    (
+        "bad-framing",
+        "bad_framing",
+        "bad_framing_example",
+        "answer(s) HTTP/1.1 cannot frame",
+        "give every answer a Content-Length (or chunked) and keep the connection open (RFC 9112, 6.3)",
+    ),
+    (
+        "partial-send",
+        "partial_sends",
+        None,
+        "request(s) the kernel took only in parts (the rest sent from there; their answers not counted)",
+        "read each request whole as it comes",
+    ),
+)
+
+
+def _example(report: HttpReport, key: str | None) -> str:
+    """The run's first quoted example of a problem: the summary's, else the first phase's."""
+    if key is None:
+        return ""
+    first = (report.summary or {}).get(key)
+    return first or next((p.get(key) for p in report.phases if p.get(key)), "") or ""
+
+
+def broken(report: HttpReport) -> Verdict | None:
+    """The run's answers that were not right answers (runner/workloads/web/client.c: wrong status
+    or Location, bad framing, partial sends), named each with the first example, as a verdict; or
+    the 404 check that got no answer; or None. Counts are the client's totals over the run."""
     summary = report.summary or {}
-    wrong = int(summary.get("wrong") or 0)
-    example = next((p.get("wrong_example") for p in report.phases if p.get("wrong_example")), "")
-    if wrong or not summary.get("not_found_checked"):
-        what = f"{wrong:,} wrong answer(s)" + (f", the first: {example}" if example else "")
-        if not summary.get("not_found_checked") and not wrong:
-            what = "the 404 check got no answer"
-        return Verdict(
-            "invalid",
-            "wrong-answer",
-            what,
-            f"`GET /` answers 302 to /Renard-K.png, 1 <= K <= IMAGES; any other path 404 ({PROTOCOL})",
-        )
-    return None
+    said, code, remedy = [], None, None
+    for name, key, example_key, what, fix in BROKEN:
+        count = int(summary.get(key) or 0)
+        if not count:
+            continue
+        example = _example(report, example_key)
+        said.append(f"{count:,} {what}" + (f", the first: {example}" if example else ""))
+        code, remedy = code or name, remedy or fix
+    if not said and not summary.get("not_found_checked"):
+        said, code, remedy = ["the 404 check got no answer"], BROKEN[0][0], BROKEN[0][4]
+    if code is None:
+        return None
+    return Verdict("invalid", code, "; ".join(said), remedy)
 
 
 def judge(
@@ -184,7 +224,7 @@ def judge(
             return Verdict("invalid", problem.code, f"stopped: {stopped}: {problem.reason}", problem.remedy)
         return problem
     assert report is not None
-    if wrong := _wrong(report):
+    if wrong := broken(report):
         return wrong
     if stopped != LOAD_DONE or not report.phases:
         return Verdict("invalid", "client-failed", f"stopped: {stopped}", None)
@@ -204,5 +244,7 @@ CODES = {
     "client-failed": "memrun's load client could not start, connect or report",
     "connect-failed": "the client could not open C connections",
     "wrong-answer": "an answer broke the HTTP protocol (status or Location)",
+    "bad-framing": "an answer HTTP/1.1 cannot frame (its length unknown, a malformed chunk, no status line)",
+    "partial-send": "the kernel took a request only in parts (the server did not read it whole)",
     "connections-lost": "fewer than C connections were open at a phase's end, and a reconnect had failed",
 }

@@ -123,6 +123,9 @@ def client_line(n: int, client: dict[str, Any]) -> str:
     if not summary:
         return f"load client: no summary ({client.get('error') or client.get('exit_code')})"
     parts = [f"{n:,} connections", f"sent {summary.get('sent', 0):,}", f"wrong {summary.get('wrong', 0):,}"]
+    for key, words in (("bad_framing", "bad framing"), ("partial_sends", "partial sends")):
+        if summary.get(key):  # only where there were any (and never in a record from before them)
+            parts.append(f"{words} {summary[key]:,}")
     if client.get("cpus"):
         cpus = client["cpus"]
         parts.append(f"server CPUs {cpus.get('server')}, client CPUs {cpus.get('client')}")

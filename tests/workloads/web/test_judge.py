@@ -42,3 +42,36 @@ def test_connections_are_lost_only_where_a_reconnect_failed():
     assert v is not None and v.code == "connections-lost"
     assert "9,998 of 10,000" in v.reason and "3 reconnect(s) failed (Connection refused)" in v.reason
     assert connections_lost([{**lost, "open_at_end": 10_000}], 10_000) is None  # retried, all open again
+
+
+def test_what_broke_the_protocol_is_named_each_with_its_first_example():
+    """Wrong answers, bad framing and partial sends each make a run invalid: the code is the first
+    of them, the reason names every one that happened (the run's totals), with its first example
+    (the summary's, else a phase's)."""
+    from runner.workloads.web.client import HttpReport
+    from runner.workloads.web.judge import broken
+
+    def report(phases=(), **summary) -> HttpReport:
+        return HttpReport(
+            exit_code=0,
+            signal=None,
+            error=None,
+            summary={"not_found_checked": 1, **summary},
+            phases=list(phases),
+        )
+
+    assert broken(report(wrong=0, bad_framing=0, partial_sends=0)) is None
+    assert broken(report()) is None, "a record from before these counters"
+    v = broken(report(wrong=2, wrong_example="GET / did not answer 302: HTTP/1.1 200 OK"))
+    assert v is not None and (v.verdict, v.code) == ("invalid", "wrong-answer")
+    assert v.reason == "2 wrong answer(s), the first: GET / did not answer 302: HTTP/1.1 200 OK"
+    phase = {"bad_framing_example": "a malformed chunk size: zz"}
+    v = broken(report([phase], bad_framing=1, partial_sends=3))
+    assert v is not None and v.code == "bad-framing"
+    assert v.reason.startswith(
+        "1 answer(s) HTTP/1.1 cannot frame, the first: a malformed chunk size: zz; 3 request(s)"
+    )
+    v = broken(report(partial_sends=1))
+    assert v is not None and v.code == "partial-send" and "only in parts" in v.reason
+    v = broken(report(not_found_checked=0))
+    assert v is not None and (v.code, v.reason) == ("wrong-answer", "the 404 check got no answer")
