@@ -47,7 +47,7 @@ def test_only_variants_with_books_are_kept_each_other_said_skipped():
         "what": "none",
         "env": {},
         "wait_s": 0.0,
-        "figure": [{"name": "x", "regex": "x", "unit": "B", "part": "heap"}],
+        "figure": [{"name": "x", "regex": r"^x (\d+)", "unit": "B", "part": "heap"}],
     }
     with_books = dataclasses.replace(plain, name="booked", books=read_books(table, "books", Path("t.toml")))
     said: list[str] = []
