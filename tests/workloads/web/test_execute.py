@@ -167,6 +167,79 @@ def test_a_wrong_location_makes_the_run_invalid(fake_http, machine, monkeypatch)
     ex = _run(fake_http, 5, [100], monkeypatch, mode="wrong", **BRIEF)
     assert (ex.judged.verdict, ex.judged.code) == ("invalid", "wrong-answer"), ex.judged
     assert "/Renard-0.png" in ex.judged.reason
+    phase = ex.client["phases"][0]
+    assert phase["wrong_location"] == phase["wrong"] > 0 and phase["wrong_status"] == 0
+    assert phase["answered"] == 0 and phase["service"]["count"] == 0, "a wrong answer is never an answer"
+
+
+def test_a_wrong_status_is_counted_wrong_never_an_answer_and_the_run_invalid(fake_http, machine, monkeypatch):
+    """`200 OK` with a right Location: every answer counted wrong (and none censored: each got a
+    response), none in `answered` or a latency histogram, and the run invalid, the first quoted."""
+    ex = _run(fake_http, 5, [100], monkeypatch, mode="status", **BRIEF)
+    assert (ex.judged.verdict, ex.judged.code) == ("invalid", "wrong-answer"), ex.judged
+    assert "did not answer 302: HTTP/1.1 200 OK" in ex.judged.reason
+    phase = ex.client["phases"][0]
+    assert phase["wrong_status"] == phase["wrong"] == phase["sent"] > 0 and phase["wrong_location"] == 0
+    assert phase["answered"] == phase["answered_in_window"] == 0 and phase["achieved_rate"] == 0
+    assert phase["service"]["count"] == 0 and phase["latency"]["count"] == phase["unanswered"] == 0
+    assert ex.client["summary"]["wrong"] == phase["wrong"] and ex.client["summary"]["wrong_example"]
+
+
+def test_answers_without_content_length_are_read_to_the_close(fake_http, machine, monkeypatch):
+    """HTTP/1.1 (RFC 9112 6.3) frames an answer with neither Content-Length nor chunked by the
+    connection's close: the fake closes after each, so each is a right answer once the close
+    comes (`close_delimited`), the connection opened again; the run is valid."""
+    ex = _run(fake_http, 5, [100], monkeypatch, mode="close", **BRIEF)
+    assert ex.judged.valid, ex.judged
+    phase = ex.client["phases"][0]
+    assert phase["close_delimited"] == phase["answered"] == phase["sent"] > 0
+    assert phase["closed_by_server"] == phase["close_delimited"] and phase["reconnects"] >= phase["answered"]
+    assert phase["wrong"] == phase["bad_framing"] == 0 and phase["latency"]["count"] == phase["scheduled"]
+
+
+def test_an_answer_without_content_length_on_a_connection_left_open_is_bad_framing(
+    fake_http, machine, monkeypatch
+):
+    """The same answers on connections the server keeps open: where each ends cannot be told. Each
+    connection waits for its close through the drain, then counts bad framing (never an answer,
+    never censored), and the run is invalid, named."""
+    _short_drain(monkeypatch)
+    ex = _run(fake_http, 5, [100], monkeypatch, mode="unframed", **BRIEF)
+    assert (ex.judged.verdict, ex.judged.code) == ("invalid", "bad-framing"), ex.judged
+    assert "5 answer(s) HTTP/1.1 cannot frame" in ex.judged.reason and "Content-Length" in ex.judged.reason
+    phase = ex.client["phases"][0]
+    assert phase["bad_framing"] == 5 and phase["answered"] == 0 and phase["service"]["count"] == 0
+    assert phase["bad_framing_example"].startswith("an answer without Content-Length or chunked")
+
+
+def test_chunked_after_gzip_is_decoded_as_chunked(fake_http, machine, monkeypatch):
+    """`Transfer-Encoding: gzip, chunked`: chunked is the last coding, so the body is chunked
+    (two chunks, one with an extension, a trailer, in two writes): every answer is right."""
+    ex = _run(fake_http, 5, [100], monkeypatch, mode="gzip-chunked", **BRIEF)
+    assert ex.judged.valid, ex.judged
+    phase = ex.client["phases"][0]
+    assert phase["answered"] == phase["sent"] > 0 and phase["wrong"] == phase["bad_framing"] == 0
+    assert phase["latency"]["count"] == phase["scheduled"] and phase["unanswered"] == 0
+
+
+def test_a_busy_connection_wakes_nothing_and_client_busy_is_work_done(fake_http, machine, monkeypatch):
+    """A server that answers each request 50 ms after it came, on 2 connections at 200/s: every
+    request falls due on a busy connection. The client wakes for answers (about 40 a second), not
+    for the 200 ticks a second; each request goes out as its connection frees, counted from its
+    scheduled time (the wait is the server's: due_busy, never a send lag); and client_busy, the
+    share of the window spent working, stays near 0."""
+    _short_drain(monkeypatch)
+    monkeypatch.setenv("FAKE_HTTP_DELAY", "0.05")
+    ex = _run(fake_http, 2, [200], monkeypatch, mode="late", **BRIEF)
+    assert ex.judged.valid, ex.judged
+    phase = ex.client["phases"][0]
+    assert phase["wakes"] < 0.5 * phase["scheduled"], phase["wakes"]
+    assert phase["idle_wakes"] <= 5, phase["idle_wakes"]
+    assert phase["client_busy"] < 0.05, phase["client_busy"]
+    assert phase["due_busy"] > 0 and phase["due_idle"] <= 2
+    assert phase["send_lag"]["count"] == phase["due_idle"], "a wait for the connection is no send lag"
+    assert phase["service"]["min_us"] >= 45_000
+    assert phase["latency"]["p50_us"] > 2 * phase["service"]["p50_us"], "the backlog counts in full"
 
 
 @pytest.mark.quiet
