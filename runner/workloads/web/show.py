@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from runner.analysis.hdr import Hist
 from runner.results.record import METRICS
 from runner.workloads.views import hgrm_folders
 from runner.workloads.web.analysis import hist_cells, phase_cells
@@ -70,18 +71,32 @@ def figures(
         yield "cpu-per-1k", fig
 
 
+def hgrm_parts(hists: dict[str, Hist]) -> list[tuple[str, Hist]]:
+    """(file suffix, histogram) of one rate's `.hgrm` files: the latency of the requests answered
+    (from the scheduled time), the requests censored apart (`-censored`: no answer by the end of
+    the drain, each counted there, so its values are lower bounds), and the client's send lag
+    (`-send-lag`). The stored latency holds the censored values too (the table marks the
+    percentiles they reach as `≥`); an `.hgrm` has no way to mark a value, so they are taken out
+    of it (the two were recorded at the same values) and written beside it, never mixed in
+    unmarked."""
+    latency, censored = hists["latency"], hists["censored"]
+    answered = Hist(latency.counts - censored.counts) if censored.count else latency
+    return [("", answered), ("-censored", censored), ("-send-lag", hists["send_lag"])]
+
+
 def data_files(runs: pd.DataFrame, out_dir: Path, prefix: str) -> list[Path]:
     """HdrHistogram's percentile distributions (`.hgrm`, values in ms), one per variant, C and rate
-    with a valid run: the latency from the scheduled time, pooled (`<prefix>hgrm/VARIANT-cC-rR.hgrm`),
-    and the client's send lag beside it (`...-send-lag.hgrm`), as wrk2 and HdrHistogram's plotter
-    read them. Several labels (machines) are never pooled: a folder each (`<prefix>hgrm-LABEL`)."""
+    with a valid run, as wrk2 and HdrHistogram's plotter read them (hgrm_parts): the latency of the
+    answered requests from the scheduled time, pooled (`<prefix>hgrm/VARIANT-cC-rR.hgrm`), the
+    censored ones beside it where there are any (`...-censored.hgrm`), and the client's send lag
+    (`...-send-lag.hgrm`). Several labels (machines) are never pooled: a folder each
+    (`<prefix>hgrm-LABEL`)."""
     written = []
     for folder, group in hgrm_folders(runs, out_dir, prefix):
         for (variant, c), cell in sorted(hist_cells(group).items()):
             for rate, r in sorted(cell["rates"].items()):
-                for part, suffix in (("latency", ""), ("send_lag", "-send-lag")):
-                    h = r["_hists"][part]
-                    if not h.count or (part == "send_lag" and not r.get("send_lag")):
+                for suffix, h in hgrm_parts(r["_hists"]):
+                    if not h.count or (suffix == "-send-lag" and not r.get("send_lag")):
                         continue
                     folder.mkdir(parents=True, exist_ok=True)
                     path = folder / f"{variant}-c{c}-r{rate}{suffix}.hgrm"
