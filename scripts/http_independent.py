@@ -61,7 +61,9 @@ def memrun_window(
         raise SystemExit(f"{variant.name}: memrun's run did not measure a phase: {ex.judged.reason}")
     ph = ex.client["phases"][0]
     cpu = (ph.get("server") or {}).get("cpu_per_1k_s")
-    return float(ph["achieved_rate"]), float(ph.get("client_busy") or 0), None if cpu is None else cpu * 1000
+    # cpu_share: the client's CPU over the window, as the independent generator's is measured
+    # (client_busy counts the client's work in its loop, which vegeta has no figure of)
+    return float(ph["achieved_rate"]), float(ph.get("cpu_share") or 0), None if cpu is None else cpu * 1000
 
 
 def main() -> None:
