@@ -10,7 +10,7 @@ import click
 
 from runner.cli.app import main
 
-__all__ = ["captured", "main", "run"]
+__all__ = ["main", "run"]
 
 
 def run() -> None:
@@ -31,23 +31,3 @@ def run() -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(status if isinstance(status, int) else 0)
-
-
-def captured(args: list[str]) -> tuple[int, str, str]:
-    """memrun ARGS run in this process, as `run` would, with its exit status, stdout and stderr
-    caught: how `memrun derive` runs the commands that make each derived file (in processes of
-    its own, so one command's state never reaches another's)."""
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    argv, sys.argv = sys.argv, ["memrun", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            run()
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        sys.argv = argv
-    return code, out.getvalue(), err.getvalue()

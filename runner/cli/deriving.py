@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from runner.cli.app import InputError, err, main
+from runner.cli.refusing import refused
 from runner.cli.workload_options import workload_option
 
 SHOW_HELP = (
@@ -39,13 +40,12 @@ def derive(ctx: click.Context, check: bool, jobs: int | None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from runner.cli import captured
     from runner.derive.blocks import BlockError
     from runner.derive.plan import PlanError
     from runner.derive.regenerate import DeriveError, regenerate
 
     try:
-        outcome = regenerate(Path.cwd(), captured, check=check, workers=jobs)
+        outcome = regenerate(Path.cwd(), check=check, workers=jobs)
     except (PlanError, BlockError, DeriveError) as e:
         raise InputError(str(e)) from None
     for line in outcome.stale:
@@ -127,28 +127,11 @@ def table(
     says why."""
     from runner import workload as workloads
     from runner.derive.query import QueryError
+    from runner.derive.tabulate import named
     from runner.derive.tabulate import table as compute
 
-    named = {}
-    for s in sources:
-        name, eq, text = s.partition("=")
-        if not eq:
-            raise InputError(f"--from {s!r}: NAME=DIR[:LABEL]")
-        named[name.strip()] = text.strip()
-    try:
-        click.echo(compute(named, list(columns), workloads.get(workload), variants, sort))
-    except (QueryError, ValueError) as e:
-        raise InputError(str(e)) from None
-
-
-def _answers(selection: str, workload: str):  # type: ignore[no-untyped-def]
-    from runner import workload as workloads
-    from runner.derive.answers import AnswerError, of_label
-
-    try:
-        return of_label(selection, workloads.get(workload))  # the name resolved once, here
-    except AnswerError as e:
-        raise InputError(str(e)) from None
+    with refused(QueryError, ValueError):
+        click.echo(compute(named(sources), list(columns), workloads.get(workload), variants, sort))
 
 
 @derive.command("checks", short_help="Every `memrun capacity --check` of stored answers: what held.")
@@ -158,10 +141,12 @@ def checks(selection: str, workload: str) -> None:
     """Every check round of the capacity answers in SELECTION (DIR[:LABEL]), read back from the
     stored answers and runs alone: the hold rates of points and bands (a cell once stored as a
     band counts as one in every check) and each answer it lowered."""
-    from runner.analysis.checks import rounds
-    from runner.show.tables.capacity import rounds_markdown
+    from runner import workload as workloads
+    from runner.derive.answers import AnswerError
+    from runner.derive.searches import checks as compute
 
-    click.echo(rounds_markdown(rounds(*_answers(selection, workload))), nl=False)
+    with refused(AnswerError):
+        click.echo(compute(selection, workloads.get(workload)), nl=False)
 
 
 @derive.command("searches", short_help="Every `memrun capacity` search of stored answers: its cost.")
@@ -173,15 +158,9 @@ def checks(selection: str, workload: str) -> None:
 def searches(selection: str, last: bool, workload: str) -> None:
     """Every capacity search (not a check) of the answers in SELECTION (DIR[:LABEL]): how many
     answers and probes, and its probes' seconds against the floor its answers need."""
-    from runner.show.tables.capacity import cost_total
+    from runner import workload as workloads
+    from runner.derive.answers import AnswerError
+    from runner.derive.searches import searches as compute
 
-    capacity, sessions, _ = _answers(selection, workload)
-    kinds = {str(s["sweep_id"]): s for s in sessions}
-    lines = []
-    for cid in sorted({str(r.get("capacity_id")) for r in capacity}):
-        if kinds.get(cid, {}).get("kind") == "capacity":
-            mine = [r for r in capacity if str(r.get("capacity_id")) == cid]
-            lines.append(f"- **{cid}**: {len(mine)} answers; {cost_total(mine)}")
-    if last and lines:
-        lines = [lines[-1].split(": ", 1)[1]]
-    click.echo("\n".join(lines) if lines else "No search of these answers is stored.")
+    with refused(AnswerError):
+        click.echo(compute(selection, workloads.get(workload), last))

@@ -1,5 +1,6 @@
 """What the commands that show stored results load: one workload's runs, sweeps and capacity
-answers, and each variant's model from the manifests (for results stored before sweeps recorded it)."""
+answers, and each variant's model from the manifests (runner.tasks.models: for results stored
+before sweeps recorded it)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from pathlib import Path
 
 from runner.cli.app import InputError, err
 from runner.results import ResultsError
+from runner.tasks.models import variant_models
+
+__all__ = ["load_results", "variant_models"]
 
 
 def load_results(results: tuple[str, ...], workload: str):  # type: ignore[no-untyped-def]
@@ -23,14 +27,3 @@ def load_results(results: tuple[str, ...], workload: str):  # type: ignore[no-un
     for line in selected.warnings:
         err(line)
     return selected
-
-
-def variant_models() -> dict[str, str]:
-    """variant -> how it keeps its tasks, from the manifests here: the runtimes' groups for
-    results stored before sweeps recorded it (none where the manifests cannot be read)."""
-    from runner import tasks
-
-    try:
-        return {name: v.model for name, v in tasks.load_all().items() if v.model}
-    except (tasks.ManifestError, OSError):
-        return {}

@@ -1,7 +1,8 @@
 """Making every derived file and block again, and writing them or naming what differs.
 
-Each command (a [[make]] of derived.toml, or a page's block) runs in a process forked for it
-alone (runner.derive.forking), so the commands run side by side and none sees another's state
+Each command (a [[make]] of derived.toml, or a page's block) is made by the library functions
+the command calls (runner.derive.commands: the command line is not run), in a process forked for
+it alone (runner.derive.forking), so the commands run side by side and none sees another's state
 (matplotlib's, a cache); each writes into scratch directories that stand in for the committed
 ones. Before forking, this process imports what the commands use and reads once the results
 directories their arguments name (warm): ~300 commands read the same few directories, and each
@@ -18,16 +19,13 @@ import fnmatch
 import functools
 import os
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.derive import blocks as markers
+from runner.derive.commands import CommandError, output
 from runner.derive.forking import each_forked
 from runner.derive.plan import OUT, Job, PlanError, load
-
-# memrun's command line, run in this process: (arguments after "memrun") -> (status, stdout, stderr)
-Invoke = Callable[[list[str]], tuple[int, str, str]]
 
 
 class DeriveError(ValueError):
@@ -58,16 +56,17 @@ class Outcome:
         return not self.stale and not self.orphans
 
 
-def _run(job: Job, scratch: Path, invoke: Invoke) -> Made:
-    """Run one command with scratch directories in place of its {out:DIR}; keep what it wrote."""
+def _run(job: Job, scratch: Path) -> Made:
+    """Make one command's output and files (runner.derive.commands) with scratch directories in
+    place of its {out:DIR}; keep what it wrote."""
     dirs = {d: scratch / d for d in job.outs()}
     for place in dirs.values():
         place.mkdir(parents=True, exist_ok=True)
     argv = [OUT.sub(lambda m: str(dirs[m.group(1)]), word) for word in job.argv()]
-    status, out, err = invoke(argv)
-    if status != 0:
-        why = (err.strip().splitlines() or ["no message"])[-1]
-        raise DeriveError(f"{job.where}: `{job.command}` failed (exit {status}): {why}")
+    try:
+        out = output(argv)
+    except CommandError as e:
+        raise DeriveError(f"{job.where}: `{job.command}` failed: {e}") from None
     made = Made(job)
     for committed, place in dirs.items():
         out = out.replace(str(place), committed.rstrip("/"))
@@ -97,27 +96,27 @@ def warm(jobs: list[Job]) -> None:
     """Import here what the commands use, and read the results directories their arguments name,
     so that every forked command has them already. Only imports and reads: no command runs here,
     and a directory that cannot be read is left for its command to say why."""
-    from runner.cli.app import load_commands
-    from runner.derive import stored
-    from runner.show import document  # noqa: F401  (what report and plot use)
-    from runner.show.figures import style  # noqa: F401  (matplotlib, set to draw files)
+    import importlib
 
-    load_commands(sorted({job.argv()[0] for job in jobs}))
+    from runner.derive import readers, stored
+
+    for module in readers.USES:  # the library the commands call (matplotlib, set to draw files)
+        importlib.import_module(module)
     for directory in sorted({d for job in jobs for d in stored.directories(job.argv())}):
         stored.warm(directory)
 
 
-def run_all(jobs: list[Job], scratch: Path, invoke: Invoke, workers: int) -> list[Made]:
+def run_all(jobs: list[Job], scratch: Path, workers: int) -> list[Made]:
     """Every job, `workers` at a time, each in a process forked for it alone from this one once
     warmed; the first failure raises."""
     for job in jobs:
         job.argv()  # refuse a command that runs tasks before anything starts
     warm(jobs)
-    calls = [functools.partial(_run, job, scratch / f"job-{i}", invoke) for i, job in enumerate(jobs)]
+    calls = [functools.partial(_run, job, scratch / f"job-{i}") for i, job in enumerate(jobs)]
     return each_forked(calls, scratch / "results", workers)
 
 
-def regenerate(root: Path, invoke: Invoke, check: bool = False, workers: int | None = None) -> Outcome:
+def regenerate(root: Path, check: bool = False, workers: int | None = None) -> Outcome:
     """Make everything derived.toml and the pages' blocks ask for, from the checkout at root;
     write what differs, or (check) only name it. PlanError or BlockError for a plan or marker
     that cannot be used, DeriveError for a command that failed."""
@@ -126,7 +125,7 @@ def regenerate(root: Path, invoke: Invoke, check: bool = False, workers: int | N
     jobs, found = _jobs(plan.jobs, pages)
     outcome = Outcome()
     with tempfile.TemporaryDirectory(prefix="memrun-derive-") as scratch:
-        made = run_all(jobs, Path(scratch), invoke, workers or os.cpu_count() or 1)
+        made = run_all(jobs, Path(scratch), workers or os.cpu_count() or 1)
         files: dict[Path, Path] = {}
         for m in made:
             for committed, path in m.files.items():

@@ -30,6 +30,17 @@ class Column:
         return cls(header.strip(), parts)
 
 
+def named(sources: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """`--from NAME=DIR[:LABEL][#K-M]`, each given once: selection name -> its text."""
+    found = {}
+    for s in sources:
+        name, eq, text = s.partition("=")
+        if not eq:
+            raise QueryError(f"--from {s!r}: NAME=DIR[:LABEL]")
+        found[name.strip()] = text.strip()
+    return found
+
+
 def table(
     sources: dict[str, str],
     columns: list[str],

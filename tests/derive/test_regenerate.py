@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from runner.cli import captured
 from runner.derive import stored
 from runner.derive.regenerate import DeriveError, regenerate
 from tests.support.cli import ROOT
@@ -45,11 +44,11 @@ def _memrun(root, *args):  # type: ignore[no-untyped-def]
 
 
 def test_derive_makes_the_files_then_check_finds_each_stale_one_and_writes_nothing(checkout):
-    made = regenerate(checkout, captured, workers=2)
+    made = regenerate(checkout, workers=2)
     assert sorted(p.name for p in made.written) == ["a.md", "loglog-peak_rss.png", "loglog-peak_rss.svg"]
     assert (checkout / "docs" / "a.md").read_text() == PAGE.replace("-->?<!--", "-->4.00<!--")
     assert not (checkout / "figs" / "bars-n1-peak_rss.png").exists(), "only what keep says"
-    assert regenerate(checkout, captured, check=True, workers=2).fresh
+    assert regenerate(checkout, check=True, workers=2).fresh
 
     png = checkout / "figs" / "loglog-peak_rss.png"
     stale_png = png.read_bytes()[:-8] + b"\0" * 8
@@ -75,8 +74,8 @@ def test_derive_makes_the_files_then_check_finds_each_stale_one_and_writes_nothi
 
 def test_a_failing_command_or_a_command_that_runs_tasks_is_one_line_naming_it(checkout):
     (checkout / "docs" / "a.md").write_text("<!-- derived: memrun report nowhere -->\nx\n<!-- /derived -->\n")
-    with pytest.raises(DeriveError, match=r"^docs/a.md:1: `memrun report nowhere` failed \(exit 2\): "):
-        regenerate(checkout, captured, check=True, workers=1)
+    with pytest.raises(DeriveError, match=r"^docs/a.md:1: `memrun report nowhere` failed: "):
+        regenerate(checkout, check=True, workers=1)
     (checkout / "docs" / "a.md").write_text("<!-- derived: memrun sweep -r go -->x<!-- /derived -->")
     p = _memrun(checkout, "derive", "--check")
     assert p.returncode == 2 and len(p.stderr.splitlines()) == 1
