@@ -266,6 +266,7 @@ def test_the_spec_a_cell_is_run_with_is_the_one_its_lane_built(tmp_path, monkeyp
     from tests.support.handoff import record
 
     ctx, threaded = _sweeping(tmp_path, [])
+    ctx.campaign.out.check_writable()  # made, as run_sweep makes it
     seen = record(monkeypatch, sweep_lane)
     lane = _Lane()
     records = sweep_lane.run_cell(ctx, lane, 0, Cell(threaded, 1, 0))  # type: ignore[arg-type]

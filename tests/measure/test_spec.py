@@ -7,7 +7,8 @@ import dataclasses
 
 import pytest
 
-from runner.measure import Command, Run, RunSpec
+from runner.measure import Command, Run, RunSpec, cgroups
+from runner.measure.cgroups import NoCgroup
 from runner.measure.deadlines import Deadlines
 from runner.measure.spec import both
 
@@ -40,9 +41,10 @@ def test_the_commands_reader_sees_each_line_before_the_specs():
     assert both(alone, None) is alone and both(None, alone) is alone  # type: ignore[arg-type]
 
 
-def test_a_run_keeps_the_command_and_spec_it_was_given():
+def test_a_run_keeps_the_command_and_spec_it_was_given(monkeypatch):
+    monkeypatch.setattr(cgroups, "for_run", lambda mode, root=None: NoCgroup("none: nothing is run"))
     command = Command(["prog", "10"], timeout=94.0)
-    spec = RunSpec(timeout=3.0, interval=0.02, cgroup="none")  # no cgroup: nothing made, nothing run
+    spec = RunSpec(timeout=3.0, interval=0.02)
     run = Run(command, spec)
     assert run.command is command and run.spec is spec
     assert run.deadlines == Deadlines(3.0, None, 0.0) and run.interval == 0.02
