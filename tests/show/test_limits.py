@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from runner import tasks
@@ -57,8 +59,9 @@ def test_what_memrun_limits_prints_takes_the_stored_costs_only_with_n(tmp_path):
     )
     records, source = stored_costs(str(data))
     assert len(records) == 2 and source == str(data)
-    assert limits_here(100_000, variants, get(), {}, str(data)) == limits_report(
-        100_000, variants, records, source
+    # two reads of the live machine: the count of threads and processes now may move between them
+    assert _steady(limits_here(100_000, variants, get(), {}, str(data))) == _steady(
+        limits_report(100_000, variants, records, source)
     )
     assert limits_here(None, variants, get(), {}, "nowhere") == limits_report(None, variants)  # not read
     with pytest.raises(ResultsError, match=r"^--results: "):
@@ -66,3 +69,12 @@ def test_what_memrun_limits_prints_takes_the_stored_costs_only_with_n(tmp_path):
     conn = get("connections")
     own = limits_here(10, variants, conn, conn.parse_parameters({}))  # read live: sockets open now
     assert "At N = 10 connections" in own and "Limits that cap threads" not in own
+
+
+def _steady(text: str) -> str:
+    """The report with the figures of the live machine masked (tasks running now, memory available
+    and committed, and the N each limit allows, which follow them: they move from one read to the
+    next), keeping what comes from the stored costs: the lines that price tasks per N."""
+    return "\n".join(
+        line if "per task from N=" in line else re.sub(r"\d[\d,.]*", "N", line) for line in text.splitlines()
+    )
