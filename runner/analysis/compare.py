@@ -33,7 +33,6 @@ from runner.significance.rule import DEFAULT_FLOOR, LARGER, SAME, SMALLER, UNDEC
 from runner.units import MB, mb
 from runner.workload import Workload, get
 
-FORMATS = ("md", "csv", "json")
 LOST, GAINED, NEITHER = "no figure in OTHER", "no figure in BASE", "no figure in either"
 WORSE = (LARGER, LOST)
 VERDICTS = (LARGER, SMALLER, UNDECIDED, SAME, LOST, GAINED, NEITHER)

@@ -165,7 +165,8 @@ class Prober:
         pred = predict([r for r in self._history() if r.result], v.name, n, self.opts.campaign.workload)
         peak = min(pred.peak, self.budget)  # its cgroup is capped there: no more can it take
         raising = self.opts.campaign.raise_limits
-        alone = alone_because(n, v.per_task, self.opts.limits, raising, v.workload.overlaps)
+        # a retry's own reason (stopped by the memory guard beside others) holds: it runs alone
+        alone = alone or alone_because(n, v.per_task, self.opts.limits, raising, v.workload.overlaps)
         warm = min(pred.warm, self.budget)
         plan = Plan(new_run_id(), v.name, n, pred.spawn_s, peak, pred.exit_s, sleep, alone=alone, warm=warm)
         plan = dataclasses.replace(plan, holds_after_ready=v.workload.holds_after_ready)

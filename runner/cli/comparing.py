@@ -9,7 +9,7 @@ import click
 
 from runner.cli.app import main
 from runner.cli.refusing import refused
-from runner.cli.showing import METRIC_HELP
+from runner.cli.showing import METRIC_HELP, FormatChoice
 from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
 from runner.results import METRICS
 from runner.results.record import TIME_METRICS
@@ -45,7 +45,14 @@ from runner.results.record import TIME_METRICS
     help="Exit 1 also when a cell changed past the threshold and floor but had too few runs to "
     "test (one run a side).",
 )
-@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=FormatChoice(tables=True),
+    default="md",
+    show_default=True,
+    help="The table's format: any of runner.show.exports' formats that render a table.",
+)
 @workload_option(SHOWN_WORKLOAD_HELP)
 def compare(
     base: str,

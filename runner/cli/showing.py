@@ -3,35 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from runner.cli.app import InputError, err, main
 from runner.cli.loading import load_results, variant_models
 from runner.cli.options import out_option
+from runner.cli.refusing import refused
 from runner.cli.workload_options import SHOWN_WORKLOAD_HELP, workload_option
-from runner.results import METRICS, ResultsError
-from runner.show.exports.per_label import PerLabelExporter
+from runner.results import METRICS
 
-if TYPE_CHECKING:
-    from runner.show.exports.exporter import Exporter
-
+DEFAULT = click.core.ParameterSource.DEFAULT
 METRIC_HELP = "Memory figure to show: " + "; ".join(f"{k} = {v}" for k, v in METRICS.items())
 
 
 class FormatChoice(click.Choice):
-    """`--format`'s choices: the formats in runner.show.exports.registry, read when click needs
-    them (not at import: a format registered later counts, and listing them loads no table)."""
+    """`--format`'s choices: the formats in runner.show.exports.registry (tables=True: those that
+    render a table, as `compare` does), read when click needs them (not at import: a format
+    registered later counts, and listing them loads no table)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tables: bool = False) -> None:
         self.case_sensitive = True
+        self.tables = tables
 
     @property  # type: ignore[override]
     def choices(self) -> tuple[str, ...]:
         from runner.show.exports import registry
+        from runner.show.exports.exporter import Exporter, TableExporter
 
-        return tuple(registry.names())
+        return tuple(registry.names(TableExporter if self.tables else Exporter))
 
 
 @main.command(short_help="Draw figures from stored results.")
@@ -65,7 +65,29 @@ def plot(results: tuple[str, ...], out_dir: str, metric: str, workload: str) -> 
         click.echo(str(path))
 
 
-@main.command(short_help="Print the variants x N table from stored results.")
+REPORT_HELP = """Print the table variants x N from stored results (default: results/).
+
+Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
+until all N tasks were waiting, and the verdict with its reason where no run was valid.
+Several labels (machines) get one column group each; their runs are never pooled.
+
+--format html -o report.html writes one self-contained page (figures inline as SVG, no
+network or JavaScript needed): first the answer (one sentence, links to every section, every
+runtime at the largest N in one figure), then the runtimes grouped as OS threads, green threads
+and actors, and async runtimes, the versions, a section per workload the results hold (unless
+--workload names one) with its table and figures, the capacity answers, the causes of every
+cell without a figure, the machines and the exact commands. The Markdown report has the same
+sections in the same order, but for the answer and the runtimes' table (the page's alone).
+
+--format bmf and --format gab export median, min and max per workload x variant x N x metric
+for Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
+customSmallerIsBetter`), named without the machine so a kernel update keeps every series:
+one file per label (-o gab.json writes gab.SLUG.json for each when there are several), and
+for bmf the `bencher run --testbed SLUG` line to upload each with.
+"""
+
+
+@main.command(short_help="Print the variants x N table from stored results.", help=REPORT_HELP)
 @click.argument("results", nargs=-1, type=click.Path())
 @click.option(
     "--format",
@@ -99,106 +121,18 @@ def report(
     section: str | None,
     workload: str,
 ) -> None:
-    """Print the table variants x N from stored results (default: results/).
-
-    Per cell: median MB (min-max and a flag when repeats spread over 5 %), KiB per task, time
-    until all N tasks were waiting, and the verdict with its reason where no run was valid.
-    Several labels (machines) get one column group each; their runs are never pooled.
-
-    --format html -o report.html writes one self-contained page (figures inline as SVG, no
-    network or JavaScript needed): first the answer (one sentence, links to every section, every
-    runtime at the largest N in one figure), then the runtimes grouped as OS threads, green threads
-    and actors, and async runtimes, the versions, a section per workload the results hold (unless
-    --workload names one) with its table and figures, the capacity answers, the causes of every
-    cell without a figure, the machines and the exact commands. The Markdown report has the same
-    sections in the same order, but for the answer and the runtimes' table (the page's alone).
-
-    --format bmf and --format gab export median, min and max per workload x variant x N x metric
-    for Bencher (`bencher run --adapter json`) and github-action-benchmark (`tool:
-    customSmallerIsBetter`), named without the machine so a kernel update keeps every series:
-    one file per label (-o gab.json writes gab.SLUG.json for each when there are several), and
-    for bmf the `bencher run --testbed SLUG` line to upload each with.
-    """
-    from runner.show.exports.output import check_writable, write_text
-
-    try:
-        if output:
-            check_writable(Path(output))
-    except OSError as e:
-        raise InputError(str(e)) from None
-    from runner.show import document
+    from runner.show import reporting
     from runner.show.exports import registry
 
-    exporter = registry.get(fmt)
-    models = variant_models()
-    if exporter.every_workload and ctx.get_parameter_source("workload") is click.core.ParameterSource.DEFAULT:
-        _every_workload(exporter, results, metric, output, models)
-        return
-    selected = load_results(results, workload)
-    try:
-        if isinstance(exporter, PerLabelExporter):
-            files = document.exports(selected.runs, selected.sweeps, fmt)
-            if output:
-                _write_exports(files, exporter, Path(output))
-                return
-            text = exporter.one(files)  # one label, or refused
-            if (label := next(iter(files))) and (hint := exporter.hint(label, None)):
-                err(hint)
+    path = Path(output) if output else None
+    with refused(ValueError):  # a ReportError, or an unknown format
+        reporting.check_output(path)
+        request = reporting.Request(registry.get(fmt), metric, path, section, variant_models())
+        if request.exporter.every_workload and ctx.get_parameter_source("workload") is DEFAULT:
+            written = reporting.every_workload(request, [Path(p) for p in results or ("results",)], err)
         else:
-            text = document.report(
-                selected.runs, selected.sweeps, fmt, metric, selected.capacity, models, section
-            )
-        if not output:
-            click.echo(text, nl=not exporter.raw)
-            return
-        write_text(Path(output), text if exporter.raw else text + "\n")
-    except OSError as e:
-        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
-    except ValueError as e:
-        raise InputError(str(e)) from None
-    click.echo(output)
-
-
-def _every_workload(
-    exporter: Exporter, results: tuple[str, ...], metric: str, output: str | None, models: dict[str, str]
-) -> None:
-    """One document of every workload in the results (the HTML page), to output or stdout."""
-    from runner.results.selected import NothingSelected, load_workloads
-    from runner.show.exports.output import write_text
-
-    try:
-        found = load_workloads([Path(p) for p in (results or ("results",))])
-    except (ResultsError, NothingSelected) as e:
-        raise InputError(str(e)) from None
-    for line in dict.fromkeys(w for s in found.values() for w in s.warnings):
-        err(line)
-    try:
-        text = exporter.workloads(
-            [(w, s.runs, s.sweeps, s.capacity) for w, s in found.items()], metric, models
-        )
-        if not output:
-            click.echo(text, nl=not exporter.raw)
-            return
-        write_text(Path(output), text if exporter.raw else text + "\n")
-    except OSError as e:
-        raise InputError(str(e) if e.strerror is None else f"cannot write {output}: {e.strerror}") from None
-    except ValueError as e:
-        raise InputError(str(e)) from None
-    click.echo(output)
-
-
-def _write_exports(files: dict[str, str], exporter: PerLabelExporter, output: Path) -> None:
-    """One file per label (gab.json -> gab.SLUG.json when there are several), each path on
-    stdout, and the exporter's hint for each on stderr (bmf: its `bencher run --testbed` line)."""
-    from runner.show.exports.output import write_text
-    from runner.show.exports.per_label import path_for
-
-    for label, text in files.items():
-        path = path_for(output, label, len(files) > 1)
-        try:
-            write_text(path, text)
-        except OSError as e:
-            raise InputError(str(e) if e.strerror is None else f"cannot write {path}: {e.strerror}") from None
-        if hint := exporter.hint(label, path) if label else None:
-            err(hint)
-        click.echo(str(path))
+            written = reporting.one_workload(request, load_results(results, workload), err)
+    if written.text is not None:
+        click.echo(written.text, nl=not written.raw)
+    for p in written.paths:
+        click.echo(str(p))

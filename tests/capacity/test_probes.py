@@ -76,3 +76,26 @@ def test_the_spec_a_probe_is_run_with_is_the_one_it_built(tmp_path, monkeypatch,
     assert spec.timeout_grace == TIMEOUT_GRACE * spec.timeout
     assert spec.watchers is lane.watchers if lane else spec.watchers == ()
     assert settings.params == campaign.params
+
+
+def test_a_probe_stopped_by_the_memory_guard_is_run_again_alone_for_that_reason(tmp_path):
+    """The retry's reason reaches the scheduler's plan: it is not replaced by the variant's own
+    (none, for a small fake), which would run the retry beside others again."""
+    from runner.measure import RunSpec
+
+    plans = []
+
+    class Recording(_Lane):
+        def run(self, order, plan, body):  # type: ignore[no-untyped-def]
+            plans.append(plan)
+            return super().run(order, plan, body)
+
+    variant = load_all(FIXTURE_TASKS)["fake"]
+    campaign = CampaignSettings([variant], ResultsDir(tmp_path), interval=0.02)
+    prober = Prober(
+        variant, 256 * MIB, CapacityOptions(campaign, [256 * MIB]), {}, CapacityProgress(), lane=Recording()
+    )
+    reason = "stopped beside others to keep the host's memory"
+    prober._execute(10, 0.2, RunSpec(timeout=30), alone=reason)
+    prober._execute(10, 0.2, RunSpec(timeout=30))
+    assert [p.alone for p in plans] == [reason, None]

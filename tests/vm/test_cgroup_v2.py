@@ -33,7 +33,7 @@ from runner.measure import cgroups
 from runner.measure.core import measure
 from tests.support.cli import FIXTURE_TASKS, ROOT
 from tests.support.process import probe, require
-from tests.vm import machine
+from tests.vm import machine, uml
 
 pytestmark = [pytest.mark.serial, pytest.mark.guest]
 
@@ -81,9 +81,9 @@ def _prebuild(share: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def guest() -> GuestSuite:
-    need = machine.missing_tools()
-    require(not need, "the cgroup v2 VM: " + ", ".join(need))
-    require(os.geteuid() == 0, "root (the VM's kernel modules go to /lib/modules)")
+    need = uml.missing_tools()
+    require(not need, "the cgroup v2 guest: " + ", ".join(need))
+    require(os.geteuid() == 0, "root (the guest's root is the host's, over hostfs)")
     share = machine.VM_DIR / "out"
     share.mkdir(parents=True, exist_ok=True)
     for old in share.iterdir():  # what an earlier boot left, files and folders
@@ -114,9 +114,9 @@ def guest() -> GuestSuite:
     ]
     command = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + shlex.join(pytest_argv)
     try:
-        vm = machine.boot_guest(command, share=share)
-    except machine.VmUnavailable as e:
-        require(False, f"the cgroup v2 VM: {e}")
+        vm = uml.run(command, share=share)
+    except uml.UmlUnavailable as e:
+        require(False, str(e))
         raise
     print(vm.stdout[-20000:])
     print(vm.stderr[-3000:], file=sys.stderr)

@@ -52,8 +52,9 @@ def exporters() -> list[Exporter]:
     return sorted(_exporters.values(), key=lambda e: rank.get(type(e).__module__, len(BUILT_IN)))
 
 
-def names() -> list[str]:
-    return [e.name for e in exporters()]
+def names(kind: type[Exporter] = Exporter) -> list[str]:
+    """The formats of that kind (every format, or those that render a table)."""
+    return [e.name for e in exporters() if isinstance(e, kind)]
 
 
 def get(name: str, kind: type[E] = Exporter) -> E:  # type: ignore[assignment]

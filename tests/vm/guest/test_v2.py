@@ -127,20 +127,33 @@ def test_a_sigkilled_memrun_leaves_a_cgroup_the_next_one_removes(tmp_path):
     assert not left.path.exists()
 
 
+def _lock_holder(path: Path) -> int | None:
+    """The PID the lock file names (runner/lock.py writes it once it holds the flock), or None."""
+    try:
+        return int(json.loads(path.read_text())["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def test_the_machine_lock_holds_on_v2(tmp_path):
+    """The second sweep starts once the lock file names the first (the lock's own record of its
+    holder, written after the flock is taken), and the first holds it for minutes (its hold ends
+    with the SIGINT below): under TCG a memrun takes seconds to start, which once let the first
+    sweep end before the second looked."""
     env = layouts.memrun_env(tmp_path)
     first = subprocess.Popen(
-        layouts.memrun_argv("sweep", "--n", "1", "--sleep", "20", "--out", str(tmp_path / "a")),
+        layouts.memrun_argv("sweep", "--n", "1", "--sleep", "300", "--out", str(tmp_path / "a")),
         env=env,
         cwd=layouts.ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    lock_file = Path(env["MEMRUN_LOCK"])
     try:
         deadline = time.monotonic() + 120
-        while not (tmp_path / "a" / "runs.jsonl").exists() and not list(cgroups.run_cgroups()):
-            assert time.monotonic() < deadline and first.poll() is None
+        while _lock_holder(lock_file) != first.pid:
+            assert time.monotonic() < deadline and first.poll() is None, first.poll()
             time.sleep(0.2)
         second = subprocess.run(
             layouts.memrun_argv("sweep", "--n", "1", "--sleep", "1", "--out", str(tmp_path / "b")),
