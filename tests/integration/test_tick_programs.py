@@ -67,8 +67,10 @@ def test_tick_program_wakes_n_tasks_and_reports_them(name, built, runs):
     assert ex.judged.verdict == "valid", (ex.judged.code, ex.judged.reason, r.stderr_tail[-5:])
     assert ex.judged.code in ("ok", "cannot-keep-up")
     assert told is not None and told["periods"] >= 1 and told["asked"] == N * told["periods"]
-    assert 0 < told["achieved"] <= told["asked"], told
-    assert told["lateness"]["count"] >= told["achieved"], told
+    # every wake due in the window was made and recorded, late or not (the protocol); how many
+    # came before its end is the machine's pace (a busy CI machine's slowest programs: maybe none)
+    assert told["lateness"]["count"] == told["asked"], told
+    assert 0 <= told["achieved"] <= told["asked"], told
     assert r.ready_s is not None and r.ready_s >= PERIOD * (2 - 1 / N) - 0.001
 
 
