@@ -1,16 +1,18 @@
-"""memrun on a real cgroup v2 kernel: the guest suite (tests/vm/guest) run inside a VM.
+"""memrun on cgroup v2 kernels: the guest suite (tests/vm/guest) run inside guests.
 
-One boot runs every guest test (the module's `guest` fixture), and each guest test is reported
-here as a test of its own, under its own name: it passes only if it passed in the guest. A guest
-test that failed, was skipped or never ran (a VM that could not start, a guest suite that
-collected nothing) fails here. The list of guest tests is read from the guest modules
+Most of it runs under user-mode Linux (tests/vm/uml.py: Debian's 6.1 as a process, on the host's
+CPU; the whole module in about 4 minutes where qemu's TCG took most of a core for 20); what only
+the real x86-64 kernel can show (test_x86_kernel.py: its kernel stacks' size) runs in a qemu guest
+of Debian's own 6.1, through memrun's VM code. Each guest module is one boot, and each guest test
+is reported here as a test of its own, under its own name: it passes only if it passed in its
+guest. A guest test that failed, was skipped or never ran (a guest that could not start, a guest
+suite that collected nothing) fails here. The list of guest tests is read from the guest modules
 themselves, so a new guest test gets its host-side report without a line changing here. The
 guest's figures are printed beside the same probe measured on this host's cgroup, so a reader can
 hold v2 against v1.
 
-The guest is slow (qemu's TCG, about ten times slower than the host): what its tests need built
-(memrun's launcher and load client, the fake task program, memrun's own bytecode) is built here
-first, on the host, so that no guest test compiles anything.
+What the guests' tests need built (memrun's launcher and load clients, the fake task program,
+memrun's own bytecode) is built here first, on the host, so that no guest test compiles anything.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,15 +41,20 @@ from tests.vm import machine, uml
 pytestmark = [pytest.mark.serial, pytest.mark.guest]
 
 GUEST = Path(__file__).parent / "guest"
+REAL_KERNEL = ("test_x86_kernel.py",)  # the guest modules booted in qemu; the others under UML
 
 
-def guest_tests() -> list[str]:
-    """The test functions of the guest modules, read from their source (they are not collected
-    on the host: they would change the host's cgroups)."""
+def guest_tests() -> list[tuple[str, str]]:
+    """(module, test function) of the guest modules, read from their source (they are not
+    collected on the host: they would change the host's cgroups)."""
     names = []
     for module in sorted(GUEST.glob("test_*.py")):
         tree = ast.parse(module.read_text())
-        names += [f.name for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")]
+        names += [
+            (module.name, f.name)
+            for f in tree.body
+            if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")
+        ]
     return names
 
 
@@ -79,12 +87,13 @@ def _prebuild(share: Path) -> Path:
     return build
 
 
-@pytest.fixture(scope="module")
-def guest() -> GuestSuite:
-    need = uml.missing_tools()
+def _boot(module: str) -> GuestSuite:
+    """One guest module's suite in one boot: under UML, or in qemu for REAL_KERNEL."""
+    real = module in REAL_KERNEL
+    need = machine.missing_tools() if real else uml.missing_tools()
     require(not need, "the cgroup v2 guest: " + ", ".join(need))
-    require(os.geteuid() == 0, "root (the guest's root is the host's, over hostfs)")
-    share = machine.VM_DIR / "out"
+    require(os.geteuid() == 0, "root (the guest's root is the host's)")
+    share = machine.VM_DIR / "out" / module.removesuffix(".py")
     share.mkdir(parents=True, exist_ok=True)
     for old in share.iterdir():  # what an earlier boot left, files and folders
         shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
@@ -95,7 +104,7 @@ def guest() -> GuestSuite:
         "MEMRUN_LOCK": "/run/memrun-measure.lock",  # the guest's own, not the host's /tmp
         "MEMRUN_STATE": "/run/memrun-state",
         "PYTHONDONTWRITEBYTECODE": "1",
-        # the host's answer, as runner.vm.guest gives its guests: git in the guest takes ~10 s a call
+        # the host's answer, as runner.vm.guest gives its guests: git in a TCG guest takes ~10 s a call
         **({hostinfo.REVISION_ENV: rev} if (rev := hostinfo.git_revision()) else {}),
     }
     pytest_argv = [
@@ -110,13 +119,13 @@ def guest() -> GuestSuite:
         "-rA",
         "--durations=0",
         f"--junitxml={share / 'junit.xml'}",
-        str(GUEST),
+        str(GUEST / module),
     ]
     command = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + shlex.join(pytest_argv)
     try:
-        vm = uml.run(command, share=share)
-    except uml.UmlUnavailable as e:
-        require(False, str(e))
+        vm = machine.boot_guest(command, share=share) if real else uml.run(command, share=share)
+    except (machine.VmUnavailable, uml.UmlUnavailable) as e:
+        require(False, f"the cgroup v2 guest: {e}")
         raise
     print(vm.stdout[-20000:])
     print(vm.stderr[-3000:], file=sys.stderr)
@@ -130,12 +139,26 @@ def guest() -> GuestSuite:
     return GuestSuite(cases, figures, vm.returncode, (vm.stdout or "")[-3000:])
 
 
-@pytest.mark.parametrize("name", guest_tests())
-def test_in_the_guest(guest, name):
+@pytest.fixture(scope="module")
+def guests() -> Callable[[str], GuestSuite]:
+    """A guest module's suite, booted the first time a test asks for it."""
+    booted: dict[str, GuestSuite] = {}
+
+    def suite(module: str) -> GuestSuite:
+        if module not in booted:
+            booted[module] = _boot(module)
+        return booted[module]
+
+    return suite
+
+
+@pytest.mark.parametrize(("module", "name"), guest_tests(), ids=[name for _, name in guest_tests()])
+def test_in_the_guest(guests, module, name):
     """One guest test's outcome, as the guest's pytest recorded it."""
+    guest = guests(module)
     cases = guest.cases.get(name)
     assert cases, (
-        f"{name} did not run in the guest (VM exit {guest.returncode}, {len(guest.cases)} guest tests "
+        f"{name} did not run in the guest (its exit {guest.returncode}, {len(guest.cases)} guest tests "
         f"recorded); the guest's output ends:\n{guest.console}"
     )
     for case in cases:
@@ -144,10 +167,11 @@ def test_in_the_guest(guest, name):
                 pytest.fail(f"{outcome.tag} in the guest: {outcome.get('message')}\n{outcome.text or ''}")
 
 
-def test_the_v2_figure_of_a_known_allocation_matches_this_hosts(guest):
+def test_the_v2_figure_of_a_known_allocation_matches_this_hosts(guests):
     """The same 64 MiB probe on this host's cgroup (when it has one), beside the guest's v2 figure."""
-    assert "alloc64_cgroup_peak" in guest.figures, f"the guest stored no figure: {guest.figures}"
-    v2 = guest.figures["alloc64_cgroup_peak"]
+    figures = guests("test_v2.py").figures
+    assert "alloc64_cgroup_peak" in figures, f"the guest stored no figure: {figures}"
+    v2 = figures["alloc64_cgroup_peak"]
     assert isinstance(v2, int) and v2 >= 64 << 20, v2
     if cgroups.detect()[0] is not None:
         v1 = measure(probe("alloc.py", 64, 0.5)).cgroup_peak

@@ -4,8 +4,8 @@
 kernel-memory accounting and hostfs are built in), so the guest's processes run on the host's CPU
 as host processes, not under qemu's TCG, which took about a core for the whole test suite.
 
-The guest's root is the host's, read-only over hostfs; /tmp, /run, /root and /var/tmp are tmpfs of
-the guest's own (its writes stay in it, as in runner.vm's qemu guests); the one host folder it may
+The guest's root is the host's, read-only over hostfs; /tmp, /root and /var are overlaid, the
+guest's writes kept in the guest (as runner.vm's qemu guests have them); the one host folder it may
 write is `share`, mounted read-write over hostfs. PID 1 is a short shell script (INIT) that mounts
 the kernel's file systems and cgroup2, brings up loopback, runs the command and powers off; the
 command's exit status is left in the share, since the UML process exits 0 whatever it was.
@@ -31,6 +31,7 @@ from tests.support.cli import ROOT
 
 PACKAGE = "user-mode-linux"
 STATUS = ".uml-status"
+SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None  # UML wants its RAM's file on a tmpfs
 NO_STATUS = 255  # the guest died before its command's status was written (a panic, a bad init)
 
 INIT = """#!/bin/sh
@@ -39,11 +40,20 @@ export PATH={path}
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t devtmpfs devtmpfs /dev
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-for d in /tmp /run /root /var/tmp; do mount -t tmpfs tmpfs "$d"; done
+mount -t tmpfs tmpfs /run
+# /tmp, /root and /var as the host has them, the guest's writes kept in the guest (an overlay on
+# its /run; overlayfs is a module of Debian's UML, inserted from the package's own folder)
+{busybox} insmod /usr/lib/uml/modules/$(uname -r)/kernel/fs/overlayfs/overlay.ko
+for d in /tmp /root /var; do
+  o=/run/overlay$d
+  mkdir -p "$o/lower" "$o/upper" "$o/work"
+  mount --bind "$d" "$o/lower"
+  mount -t overlay overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" "$d"
+done
 mount -t hostfs hostfs {share} -o {share}
 ip link set lo up
 cd {cwd}
@@ -113,7 +123,7 @@ def run(
     ]
     # UML keeps the guest's RAM in a file of TMPDIR; each guest process is a host process of the
     # group, which the timeout kills as one
-    with tempfile.TemporaryDirectory(prefix="memrun-uml-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="memrun-uml-", dir=SCRATCH) as tmp:
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,

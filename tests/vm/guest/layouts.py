@@ -4,6 +4,7 @@ engine or a delegating service manager would leave them, and a way to start a co
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -114,3 +115,11 @@ def for_user(user: int) -> Path:
     os.chown(home, user, user)
     home.chmod(0o755)
     return home
+
+
+def figure(name: str, value: object) -> None:
+    """Keep a figure for the host side (it prints them beside its own v1 figures)."""
+    path = Path(os.environ.get("MEMRUN_VM_OUT", "/tmp")) / "figures.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[name] = value
+    path.write_text(json.dumps(data, indent=1))

@@ -8,7 +8,6 @@ what a user there would see.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -21,20 +20,11 @@ from runner.measure.core import measure
 from tests.support.capacity import within_arithmetic
 from tests.support.process import probe
 from tests.vm.guest import layouts
-from tests.vm.guest.layouts import CG, USER
+from tests.vm.guest.layouts import CG, USER, figure
 
 pytestmark = pytest.mark.serial  # the guest suite runs alone in its VM, one test at a time
 
 KiB, MiB = 1 << 10, 1 << 20
-OUT = Path(os.environ.get("MEMRUN_VM_OUT", "/tmp"))
-
-
-def _figure(name: str, value: object) -> None:
-    """Keep a figure for the host side (it prints them beside its own v1 figures)."""
-    path = OUT / "figures.json"
-    data = json.loads(path.read_text()) if path.exists() else {}
-    data[name] = value
-    path.write_text(json.dumps(data, indent=1))
 
 
 def _json_run(out: str) -> dict:
@@ -47,8 +37,8 @@ def test_root_cgroup_measures_a_known_allocation():
     assert 64 * MiB <= r.cgroup_peak <= 64 * MiB + 32 * MiB, r.cgroup_peak
     assert r.cgroup_breakdown["anon"] >= 64 * MiB
     assert abs(r.peak_rss - r.cgroup_breakdown["anon"]) < 16 * MiB
-    _figure("alloc64_cgroup_peak", r.cgroup_peak)
-    _figure("alloc64_peak_rss", r.peak_rss)
+    figure("alloc64_cgroup_peak", r.cgroup_peak)
+    figure("alloc64_peak_rss", r.peak_rss)
 
 
 def test_a_tree_and_its_threads_are_charged_with_their_kernel_memory():
@@ -65,7 +55,7 @@ def test_a_tree_and_its_threads_are_charged_with_their_kernel_memory():
     at_peak = next(p for p in threads.timeline if p.cgroup == max(q.cgroup or 0 for q in threads.timeline))
     stacks = threads.cgroup_breakdown.get("kernel_stack", 0)
     assert stacks >= (at_peak.threads - 1) * 16 * 1024 and stacks % (16 * 1024) == 0, (stacks, at_peak)
-    _figure("threads100_kernel_stack", threads.cgroup_breakdown["kernel_stack"])
+    figure("threads100_kernel_stack", threads.cgroup_breakdown["kernel_stack"])
 
 
 def test_a_run_past_its_cap_is_oom_killed_inside_its_cgroup():
@@ -94,7 +84,7 @@ def test_without_memory_peak_the_peak_is_sampled_and_says_so(monkeypatch):
         "sampled memory.current every 0.05 s"
     )
     assert 64 * MiB <= r.cgroup_peak <= 64 * MiB + 32 * MiB
-    _figure("alloc64_cgroup_peak_sampled", r.cgroup_peak)
+    figure("alloc64_cgroup_peak_sampled", r.cgroup_peak)
 
 
 def test_a_sigkilled_memrun_leaves_a_cgroup_the_next_one_removes(tmp_path):
@@ -186,7 +176,7 @@ def test_from_a_session_scope_runs_are_measured_capped_and_recorded(tmp_path):
         r = _json_run(out)
         assert r["cgroup_version"] == "v2" and 64 * MiB <= r["cgroup_peak"] <= 96 * MiB, r["cgroup_reason"]
         assert r["memory_cap"] == 512 * MiB
-        _figure("session_alloc64_cgroup_peak", r["cgroup_peak"])
+        figure("session_alloc64_cgroup_peak", r["cgroup_peak"])
         # the sweep's start record says what was done to measure here
         code, _, err = layouts.run_memrun(
             scope, tmp_path, "sweep", "-r", "fake", "--n", "1", "--sleep", "1", "--out", str(tmp_path / "res")
@@ -268,7 +258,7 @@ def test_capacity_of_a_known_cost_from_a_session_scope(tmp_path):
         expected = (64 * MiB - base) / 1024  # the fake holds 1 KiB a task
         assert abs(result["max_n"] - expected) / expected < within_arithmetic(result), (result, expected)
         assert result["first_failing_n"] is None or result["first_failing_n"] > expected * 0.97, result
-        _figure("session_fake_capacity_64MiB", {"max_n": result["max_n"], "expected": expected})
+        figure("session_fake_capacity_64MiB", {"max_n": result["max_n"], "expected": expected})
     finally:
         shell.kill()
         shell.wait()
@@ -302,7 +292,7 @@ def test_connections_from_a_session_scope_charge_server_and_client_apart(tmp_pat
         assert kernel >= 1 * KiB, kernel / KiB
         client = (large["client"]["cgroup_peak"] - small["client"]["cgroup_peak"]) / 900
         assert 0 < client < 32 * KiB, client / KiB
-        _figure("session_fake_connections_kib_per_connection", {
+        figure("session_fake_connections_kib_per_connection", {
             "cgroup": round(per / KiB, 2), "kernel": round(kernel / KiB, 2), "client": round(client / KiB, 2),
         })  # fmt: skip
     finally:
@@ -358,7 +348,7 @@ def test_tick_from_a_session_scope_charges_each_tasks_state(tmp_path):
             assert told["achieved"] == told["asked"], told
         per = (runs[500]["cgroup_peak"] - runs[50]["cgroup_peak"]) / 450
         assert 16 * KiB <= per <= 20 * KiB, per / KiB  # 17 KiB: the fake keeps 1 KiB beside the state
-        _figure("session_fake_tick_kib_per_task", round(per / KiB, 2))
+        figure("session_fake_tick_kib_per_task", round(per / KiB, 2))
     finally:
         shell.kill()
         shell.wait()
@@ -410,7 +400,7 @@ def test_a_user_in_a_delegated_scope_measures_caps_and_sweeps():
     valid = [r for r in runs if r["verdict"] == "valid"]
     assert sorted(r["n"] for r in valid) == [1, 10_000], [(r["n"], r["reason"]) for r in runs]
     assert all(r["cgroup_peak"] and r["memory_cap"] for r in valid)
-    _figure("rootless_fake", {str(r["n"]): [r["peak_rss"], r["cgroup_peak"]] for r in valid})
+    figure("rootless_fake", {str(r["n"]): [r["peak_rss"], r["cgroup_peak"]] for r in valid})
 
 
 def test_a_user_without_a_delegated_cgroup_gets_a_refusal_not_a_false_answer():
@@ -457,36 +447,3 @@ def test_a_user_without_a_delegated_cgroup_gets_a_refusal_not_a_false_answer():
     finally:
         shell.kill()
         shell.wait()
-
-
-@pytest.fixture(autouse=True)
-def _no_run_cgroup_left():
-    yield
-    left = [cg.path for cg, _, _ in cgroups.run_cgroups() if cg.path.exists() and cg.pids()]
-    assert not left, f"run cgroups with processes left behind: {left}"
-
-
-def test_a_threads_kernel_stack_is_attributed_to_kernel_stacks():
-    """A known truth on cgroup v2, which counts kernel stacks per cgroup (v1 does not): each thread
-    of the C probe costs one kernel stack, 16 KiB on x86-64 (THREAD_SIZE), and `memrun explain`'s
-    kernel-stack part per task must say so within 2 %."""
-    from runner.analysis import explain
-    from runner.results import RunRecord
-    from tests.support.cprobe import build
-
-    stacks = build("stacks")
-    records = []
-    for k in (1, 500):
-        r = measure([str(stacks), str(k), "64", "16", "5"], timeout=120)
-        assert r.ok and r.hold_split is not None, (r.outcome(), r.stderr_tail)
-        records.append(RunRecord(variant="probe", n=k, verdict="valid", sleep_s=5.0, label="vm", result=r))
-    found, notes = explain.splits(records)
-    assert len(found) == 1 and found[0].cgroup is not None, notes
-    kernel = {key: part for key, _, part in found[0].cgroup.parts}
-    assert kernel["kernel_stack"] == pytest.approx(16 * KiB, rel=0.02), kernel
-    stack = {key: part for key, _, part in found[0].rss.parts}["stack"]
-    assert stack == pytest.approx(16 * KiB, rel=0.02)  # and the user stack it touched
-    assert found[0].cgroup.explained, (found[0].cgroup.total, found[0].cgroup.measured)
-    _figure("explain_kernel_stack_per_thread", kernel["kernel_stack"])
-    _figure("explain_slab_per_thread", kernel["slab"])
-    _figure("explain_pagetables_per_thread", kernel["pagetables"])
