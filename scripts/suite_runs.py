@@ -50,6 +50,7 @@ def record(
     groups: dict[str, float],
     where: str,
     commit: str | None = None,
+    cpu: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Append this run's line to file and return it; prefix None: a quick start's (no tests).
     commit None: this checkout's HEAD, "+changes" when its files differ from it."""
@@ -66,6 +67,8 @@ def record(
         "wall_s": round(wall_s),
         **({"groups_s": {k: round(v) for k, v in groups.items()}, **counted(prefix)} if prefix else {}),
     }
+    if cpu:
+        line["groups_cpu_s"] = {k: round(v) for k, v in cpu.items()}
     if prefix is None:
         line["what"] = "quickstart"
     with file.open("a") as f:
@@ -85,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--wall", type=float, required=True, help="the command's wall time, in seconds")
     rec.add_argument("--junit", help="scripts/test's JUnit prefix (none: a quick start's line)")
     rec.add_argument("--group", action="append", default=[], metavar="NAME=S", help="a group's wall time")
+    rec.add_argument("--cpu", action="append", default=[], metavar="NAME=S", help="a group's CPU time")
     rec.add_argument("--where", default="", help="how the clone was made (MEMRUN_TEST_WHERE)")
     rec.add_argument("--commit", help="the commit that ran, when it is not this checkout's HEAD (a CI run's)")
     return parser
@@ -102,7 +106,8 @@ def _group(text: str) -> tuple[str, float]:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     groups = dict(_group(g) for g in args.group)
-    line = record(args.file, args.junit, args.wall, groups, args.where, commit=args.commit)
+    cpu = dict(_group(g) for g in args.cpu)
+    line = record(args.file, args.junit, args.wall, groups, args.where, commit=args.commit, cpu=cpu)
     print(f"test: recorded in {args.file}: {line['commit']}, {minutes(line['wall_s'])}", file=sys.stderr)
     return 0
 
