@@ -30,3 +30,20 @@ def test_explain_without_snapshots_says_so_in_one_line(tmp_path):
     assert out.exit_code == 2 and "no valid runs with a snapshot" in out.output
     bad = CliRunner().invoke(main, ["explain", str(tmp_path / "res"), "--n", "x"])
     assert bad.exit_code == 2 and "--n" in bad.output
+
+
+def test_a_split_whose_parts_miss_the_peak_is_flagged_and_named(tmp_path):
+    """Memory that grew after the hold's snapshot (peak 20 KiB a task, the parts 9): the gap is
+    shown, flagged, and the split named under the table as one that does not add up; a split
+    that adds up is not flagged."""
+    (tmp_path / "res").mkdir()
+    store = ResultsDir(tmp_path / "res")
+    store.add_run(run(1, snapshot(0, MiB, 0, MiB, None), 2 * MiB, None))
+    for n, peak in ((100, 2000 * KiB), (1000, 9000 * KiB)):  # 20 KiB a task at 100, 9 at 1,000
+        store.add_run(run(n, snapshot(n * 8 * KiB, MiB + n * KiB, 0, MiB, None), 2 * MiB + peak, None))
+    out = CliRunner().invoke(main, ["explain", str(tmp_path / "res")])
+    assert out.exit_code == 0, out.output
+    grew = next(line for line in out.output.splitlines() if line.startswith("| v | 100 |"))
+    held = next(line for line in out.output.splitlines() if line.startswith("| v | 1,000 |"))
+    assert "11.00 (+55.0%) ⚠" in grew and "⚠" not in held, (grew, held)
+    assert "⚠ 1 of 2 splits do not add up" in out.output and "(RSS: v at 100)" in out.output, out.output

@@ -4,7 +4,7 @@ unattributed gap; and the runtime's own books beside memrun's parts."""
 
 from __future__ import annotations
 
-from runner.analysis.explain import PARTS_TITLE, RSS_PARTS, V1_KERNEL_OTHER, BooksView, Split, View
+from runner.analysis.explain import PARTS_TITLE, RSS_PARTS, TOLERANCE, V1_KERNEL_OTHER, BooksView, Split, View
 from runner.units import KIB
 
 KERNEL_KEYS = ("kernel_stack", "pagetables", "slab", "sock", "kernel_other")
@@ -14,12 +14,37 @@ def kib(value: float | None) -> str:
     return "–" if value is None else f"{value / KIB:,.2f}"
 
 
+MISS = "⚠"
+
+
+def misses(view: View | None) -> bool:
+    """A view whose parts do not add up to its measured figure within TOLERANCE: a finding."""
+    return view is not None and view.measured is not None and not view.explained
+
+
 def gap(view: View | None) -> str:
-    """The unattributed part: KiB and its share of the measured figure."""
+    """The unattributed part: KiB and its share of the measured figure, flagged when it is a miss."""
     if view is None or view.unattributed is None:
         return "–"
     share = f" ({view.unattributed / view.measured:+.1%})" if view.measured else ""
-    return f"{view.unattributed / KIB:,.2f}{share}"
+    return f"{view.unattributed / KIB:,.2f}{share}" + (f" {MISS}" if misses(view) else "")
+
+
+def misses_line(splits: list[Split]) -> str | None:
+    """The splits that do not add up, named: what the table's flags mean."""
+    rss = [f"{s.variant} at {s.n:,}" for s in splits if misses(s.rss)]
+    cg = [f"{s.variant} at {s.n:,}" for s in splits if misses(s.cgroup)]
+    if not rss and not cg:
+        return None
+    named = "; ".join(
+        f"{view}: {', '.join(names)}" for view, names in (("RSS", rss), ("cgroup", cg)) if names
+    )
+    return (
+        f"{MISS} {len({*rss, *cg})} of {len(splits)} splits do not add up: their parts miss the "
+        f"measured figure by more than {TOLERANCE:.0%} ({named}). The gap is memory the snapshot at "
+        "the hold did not see (a peak reached before or after it) or memory no part reads; such a "
+        "split is a finding, not an explanation."
+    )
 
 
 def splits_table(splits: list[Split]) -> str:
@@ -62,6 +87,8 @@ def splits_table(splits: list[Split]) -> str:
             gap(s.cgroup),
         ]
         lines.append("| " + " | ".join(row) + " |")
+    if note := misses_line(splits):
+        lines += ["", note]
     return "\n".join(lines)
 
 
