@@ -4,9 +4,9 @@ reads them).
 
 Each run is an ordinary measured run with the manifest's books environment added. At its hold
 memrun first takes its own snapshot (runner.measure.hold), then asks: the signal, the commands
-(their stdout kept), and waits wait_s for the program's own printing. What was printed is parsed
-with the manifest's regexes once the run is over, so both views of one process at one moment
-sit in one record.
+(their stdout kept), and waits wait_s for the program's own printing. What was printed, every
+line of it (a runtime's books can run to hundreds of lines), is parsed with the manifest's regexes
+once the run is over, so both views of one process at one moment sit in one record.
 """
 
 from __future__ import annotations
@@ -38,7 +38,12 @@ class Asker:
     def __init__(self, variant: tasks.Variant, books: Books) -> None:
         self.variant, self.books = variant, books
         self.said: list[str] = []
+        self.printed: list[str] = []  # everything the program wrote, whole: its books may be long
         self.problems: list[str] = []
+
+    def heard(self, line: bytes) -> None:
+        """A line the program wrote, on stdout or stderr."""
+        self.printed.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def __call__(self, pids: list[int], cg: RunCgroup, t: float) -> dict[str, Any]:
         split = hold.snapshot(pids, cg, t)
@@ -79,12 +84,11 @@ def run(
     books = variant.books
     assert books is not None
     asker = Asker(variant, books)
-    spec = RunSpec(memory_cap=memory_cap, at_hold=asker)
+    spec = RunSpec(memory_cap=memory_cap, at_hold=asker, on_line=asker.heard, on_stderr=asker.heard)
     ex = execute(variant, n, sleep, Settings(spec, env_override=dict(books.env)))
     if on_run:
         on_run(ex)
-    r = ex.result
-    text = "\n".join([*asker.said, *r.stderr_tail, *r.stdout_tail])
+    text = "\n".join([*asker.said, *asker.printed])
     record = ex.record(kind="books", label=label, sleep_requested=str(sleep))
     found = books.read(text)
     missing = [f.name for f in books.figures if f.name not in found]

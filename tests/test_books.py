@@ -55,3 +55,14 @@ def test_only_variants_with_books_are_kept_each_other_said_skipped():
     assert said == ["fake: its manifest has no [variant.books]; skipped"]
     with pytest.raises(books.NoBooks, match="none of the chosen variants has"):
         books.with_books([plain], log=said.append)
+
+
+@pytest.mark.serial
+@pytest.mark.unbuilt
+def test_books_of_a_hundred_lines_are_read_whole():
+    """The fake prints 100 lines on stderr after `ready`, its figure in the first: a run keeps
+    only the last 40 of them, a books run reads every one."""
+    (only,) = books.run_long_enough(fake_with_books(FAKE_BOOKS_LINES="100"), 10, 1.0, "here")
+    assert only.verdict == "valid", only.reason
+    assert only.result is not None and "x 4096" not in only.result.stderr_tail
+    assert only.books == {"x": 4096}, only.reason

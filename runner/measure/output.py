@@ -15,8 +15,11 @@ STDOUT_TAIL = 10
 class Output:
     """Fed line by line from the reader threads (one per stream); read by the run's own thread."""
 
-    def __init__(self, on_line: Callable[[bytes], None] | None = None) -> None:
+    def __init__(
+        self, on_line: Callable[[bytes], None] | None = None, on_err: Callable[[bytes], None] | None = None
+    ) -> None:
         self.on_line = on_line  # every stdout line, in order, `ready` among them (the proof attacks)
+        self.on_err = on_err  # every stderr line, in order (a books run's)
         self.ready_n: int | None = None
         self.ready_at: float | None = None  # time.monotonic() when the first `ready N` came
         self.stdout_other = 0
@@ -37,4 +40,6 @@ class Output:
             self.stdout_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def on_stderr(self, line: bytes) -> None:
+        if self.on_err is not None:
+            self.on_err(line)
         self.stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))

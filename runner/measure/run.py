@@ -61,7 +61,8 @@ class Run:
         self.cg_reason, self.cap, self.sockets = self.cg.reason, None, None
         self._limit(self.spec.memory_cap, command.account_sockets)
         self.at_hold, self.hold_split = self.spec.at_hold, None
-        self.output, self.report = Output(both(command.on_line, self.spec.on_line)), LaunchReport()
+        self.output = Output(both(command.on_line, self.spec.on_line), self.spec.on_stderr)
+        self.report = LaunchReport()
         self.sampler = Sampler(self.cg, self.spec.on_sample)
         self.proc: subprocess.Popen | None = None
         self.readers: list[threading.Thread] = []

@@ -63,6 +63,8 @@ class RunSpec:
     high-water marks), its dict kept as hold_split; None takes no snapshot.
     on_line: called with every line the program writes on stdout, in order (`ready` among them):
     the proof attacks read the trace a program writes under runner.tasks.proof.TRACE_ENV.
+    on_stderr: called with every line it writes on stderr (a books run reads a runtime's books
+    whole, where the result keeps only a tail).
     """
 
     timeout: float | None = None
@@ -77,6 +79,7 @@ class RunSpec:
     watchers: Sequence[Watcher] = ()
     at_hold: AtHold | None = hold.snapshot
     on_line: OnLine | None = None
+    on_stderr: OnLine | None = None
 
     def deadlines(self, command: Command) -> Deadlines:
         """The run's bounds: this spec's timeout, else the command's; its ready_by and grace."""
