@@ -61,6 +61,14 @@ def _spread(phases: list[dict[str, Any]], part: str) -> dict[str, list[float]]:
     return out
 
 
+def _recv_lag(phases: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The client's receive lag over the phases that measured it (from the kernel's receive time
+    of each answer to its read: a client figure that saturation leaves, unlike the send lag);
+    None where none did (a client before it)."""
+    got = [lag for ph in phases if isinstance(lag := ph.get("recv_lag"), dict) and lag.get("count")]
+    return reading(pooled(got)) if got else None
+
+
 def _rate_cell(rate: int, phases: list[tuple[dict[str, Any], float]]) -> dict[str, Any]:
     """One (variant, C, R) cell from its runs' phases (phase, slo)."""
     new = [(ph, slo) for ph, slo in phases if new_client(ph)]
@@ -96,6 +104,7 @@ def _rate_cell(rate: int, phases: list[tuple[dict[str, Any], float]]) -> dict[st
         "latency": lat,
         "service": reading(hists["service"]),
         "send_lag": reading(hists["send_lag"]) if new else None,
+        "recv_lag": _recv_lag(plain),
         "spread": _spread(plain, "latency"),
         **{k: lat[k] for k in LATENCY},
         "run_delay_s": _median(ph.get("run_delay_s") for ph in plain),

@@ -27,6 +27,11 @@
  * - send lag: actual send time minus scheduled time, for every request whose connection was idle
  *   when it fell due (its previous answer came at or before that time; one that waited for its
  *   connection is the server's wait, counted apart);
+ * - receive lag: an answer is timed when the kernel received its last bytes (the socket's
+ *   software receive timestamp, SO_TIMESTAMPING), not when this thread got to them after the
+ *   earlier events of its batch; the difference is the client's, recorded apart (`recv_lag`,
+ *   with `rx_stamped` answers timed so; one the kernel gave no time for, or one read to the
+ *   close, is timed when it was read);
  * - the client's run delay: time it was runnable but not running (/proc/thread-self/schedstat);
  * - its timer slack is set to 1 ns (the default 50 us lets every timed wake-up come that late);
  * - its timed wait is named in every phase: epoll_pwait2 (ns timeout) or, where the kernel lacks
@@ -106,6 +111,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <linux/net_tstamp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -180,6 +186,7 @@ typedef struct {
     int rstate;         /* R_...: where the answer being read is */
     int verdict;        /* V_...: what its head said */
     int got;            /* a byte of the in-flight request's answer came */
+    int64_t rx_ns;      /* when the kernel received the bytes last read (CLOCK_MONOTONIC; 0: unknown) */
     uint64_t remaining; /* R_BODY, R_CHUNK_DATA: bytes left to skip */
     size_t len;         /* bytes in buf */
     char *buf;
@@ -213,7 +220,9 @@ static struct {
     uint64_t ja, jz; /* the window's requests: ja <= j < jz */
     uint8_t *settled_bits; /* bit j: request j got a response (right or not): never censored */
     uint64_t *ready;       /* bit i: load connection i is open and free to send (next_wake) */
-    hdr_t corrected, service, send_lag, censored;
+    hdr_t corrected, service, send_lag, censored, recv_lag;
+    int64_t mono_minus_real; /* CLOCK_MONOTONIC - CLOCK_REALTIME, read at the phase's start */
+    uint64_t rx_stamped;     /* answers timed by the kernel's receive timestamp */
     uint64_t sent, answered, answered_in_window, wrong, wrong_status, wrong_location, bad_framing,
         partial_sends, close_delimited, not_found, closed_by_server, reconnects, reconnect_failures,
         connect_errors, retried, dropped, due_idle, due_busy, late_client, late_busy, wakes, idle_wakes;
@@ -354,6 +363,9 @@ static int start_connect(long i) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct linger l = {1, 0}; /* a reset at close: no TIME_WAIT socket outlives the run */
     setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    /* the kernel's software receive timestamp on every read (receive_time) */
+    int stamps = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &stamps, sizeof stamps);
     k->fd = fd;
     k->state = CONNECTING;
     k->len = 0;
@@ -694,6 +706,11 @@ static void bad_framing(long i, const char *why, const char *at, size_t n, int64
 static void answer_done(long i, int64_t t, int closing) {
     conn_t *k = &S.conns[i];
     int check = k->check404;
+    /* the answer's time: when the kernel received its last bytes, where it said so, not when this
+     * thread got to them (after the earlier events of its batch): that receive lag is the
+     * client's, measured apart (recv_lag) and never charged to the server */
+    int stamped = k->rx_ns > 0 && k->rx_ns <= t;
+    int64_t at = stamped ? k->rx_ns : t;
     k->busy = 0;
     k->check404 = 0;
     k->got = 0;
@@ -710,10 +727,14 @@ static void answer_done(long i, int64_t t, int closing) {
     } else if (!k->partial) {
         S.answered++;
         S.total_answered++;
-        if (t >= S.window_start && t < S.window_end) S.answered_in_window++;
+        if (at >= S.window_start && at < S.window_end) S.answered_in_window++;
         if (k->in_window) {
-            hdr_record(&S.corrected, t - k->sched_ns);
-            hdr_record(&S.service, t - k->sent_ns);
+            hdr_record(&S.corrected, at - k->sched_ns);
+            hdr_record(&S.service, at - k->sent_ns);
+            if (stamped) {
+                hdr_record(&S.recv_lag, t - at);
+                S.rx_stamped++;
+            }
         }
     }
     if (closing) return;
@@ -792,11 +813,38 @@ static int consume(long i, int64_t t) {
     return 0;
 }
 
+/* The kernel's software receive timestamp of what recvmsg just read (SCM_TIMESTAMPING: for TCP,
+ * the newest segment's), on CLOCK_MONOTONIC; 0 where none came (a socket that gives none). */
+static int64_t receive_time(struct msghdr *m) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPING) continue;
+        struct timespec ts[3];
+        memcpy(ts, CMSG_DATA(c), sizeof ts);
+        if (ts[0].tv_sec || ts[0].tv_nsec)
+            return (int64_t)ts[0].tv_sec * 1000000000 + ts[0].tv_nsec + S.mono_minus_real;
+    }
+    return 0;
+}
+
+static ssize_t receive(conn_t *k) {
+    struct iovec v = {.iov_base = k->buf + k->len, .iov_len = BUF - k->len};
+    union {
+        char buf[CMSG_SPACE(3 * sizeof(struct timespec))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf};
+    ssize_t r = recvmsg(k->fd, &m, 0);
+    if (r > 0) k->rx_ns = receive_time(&m);
+    return r;
+}
+
 static void on_readable(long i, int64_t t) {
     conn_t *k = &S.conns[i];
     for (;;) {
-        ssize_t r = recv(k->fd, k->buf + k->len, BUF - k->len, 0);
+        ssize_t r = receive(k);
         if (r == 0 && k->busy && k->rstate == R_TO_CLOSE) { /* the close ends its body */
+            k->rx_ns = 0; /* at the close, which no timestamp dates */
             S.close_delimited++;
             answer_done(i, t, 1);
         }
@@ -958,6 +1006,8 @@ static void print_phase(int64_t t_end) {
     print_hdr("send_lag", &S.send_lag);
     printf(", ");
     print_hdr("censored", &S.censored);
+    printf(", \"rx_stamped\": %llu, ", (unsigned long long)S.rx_stamped);
+    print_hdr("recv_lag", &S.recv_lag);
     printf("}\n");
     fflush(stdout);
 }
@@ -1059,6 +1109,14 @@ static void run_phase(double rate, double warmup_s, double window_s, int *quit, 
     hdr_reset(&S.service);
     hdr_reset(&S.send_lag);
     hdr_reset(&S.censored);
+    hdr_reset(&S.recv_lag);
+    S.rx_stamped = 0;
+    {
+        struct timespec real, mono;
+        clock_gettime(CLOCK_REALTIME, &real);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        S.mono_minus_real = ((int64_t)mono.tv_sec - real.tv_sec) * 1000000000 + mono.tv_nsec - real.tv_nsec;
+    }
     S.sent = S.answered = S.answered_in_window = S.wrong = S.closed_by_server = S.reconnects = 0;
     S.wrong_status = S.wrong_location = S.bad_framing = S.partial_sends = S.close_delimited = 0;
     S.reconnect_failures = S.connect_errors = S.retried = S.dropped = 0;

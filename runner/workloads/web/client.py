@@ -25,12 +25,13 @@ DRAIN_S = 5.0  # after a window, how long answers to its requests may still come
 
 def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
     """A `phase` line as the run record keeps it: every histogram the client printed as raw counts
-    (latency from the scheduled time with the unanswered requests censored in it, service from
-    the send, the client's send lag, the censored ones alone) read into percentiles and stored in
-    HdrHistogram's encoding (runner.analysis.hdr); its counters as they came, among them what was
-    not a right answer and never counted as one (`wrong`, of it `wrong_status` and
-    `wrong_location`; `bad_framing`; `partial_sends`: judge.py makes a run with any invalid) and
-    how the client worked (`client_busy`, `wakes`, `idle_wakes`)."""
+        (latency from the scheduled time with the unanswered requests censored in it, service from
+        the send, the client's send lag, the censored ones alone, the client's receive lag: from the
+    kernel's receive time of each answer to when the client read it) read into percentiles and stored in
+        HdrHistogram's encoding (runner.analysis.hdr); its counters as they came, among them what was
+        not a right answer and never counted as one (`wrong`, of it `wrong_status` and
+        `wrong_location`; `bad_framing`; `partial_sends`: judge.py makes a run with any invalid) and
+        how the client worked (`client_busy`, `wakes`, `idle_wakes`)."""
     censored = raw.get("censored")
     return {
         **raw,
@@ -38,6 +39,7 @@ def stored_phase(raw: dict[str, Any]) -> dict[str, Any]:
         "service": hdr.summary(raw.get("service")),
         "send_lag": hdr.summary(raw.get("send_lag")),
         "censored": hdr.summary(censored),
+        "recv_lag": hdr.summary(raw.get("recv_lag")),
     }
 
 

@@ -63,7 +63,7 @@ def rate_cell(r: dict[str, Any] | None) -> str:
             )
         if r.get("why") and ("client" in r["why"] or "SLO" in r["why"]):
             text += f" ({r['why']})"
-        return " · ".join([text, *_extras(r)])
+        return " · ".join([text, *_recv(r), *_extras(r)])
     if r.get("client_limited"):
         lag = (r.get("send_lag") or {}).get("p99_us")
         return " · ".join(
@@ -74,7 +74,13 @@ def rate_cell(r: dict[str, Any] | None) -> str:
     lag = r.get("send_lag")
     if lag and lag.get("count"):
         parts.append(f"lag p99 {_pct(lag, 'p99_us')} ms")
-    return " · ".join(parts + _extras(r))
+    return " · ".join(parts + _recv(r) + _extras(r))
+
+
+def _recv(r: dict[str, Any]) -> list[str]:
+    """The client's receive lag, where it was measured: its own figure, saturated or not."""
+    lag = r.get("recv_lag")
+    return [f"receive lag p99 {_pct(lag, 'p99_us')} ms"] if lag and lag.get("count") else []
 
 
 def http_table(recs: list[dict[str, Any]]) -> str:
@@ -102,7 +108,9 @@ def http_table(recs: list[dict[str, Any]]) -> str:
         "digits), the runs' own p99 in brackets; `too few`: under 10 samples lie beyond that "
         "percentile; `≥`: requests that got no answer by the end of the drain are counted there "
         "(censored), so the value is a lower bound. lag: the client's send lag p99 (actual send "
-        "minus scheduled time, for requests whose connection was idle when due). CPU: the server's "
+        "minus scheduled time, for requests whose connection was idle when due). receive lag: the "
+        "client's p99 from the kernel's receive time of each answer to its read (latency ends at "
+        "the receive time; runs whose client recorded it). CPU: the server's "
         "CPU time per 1,000 answers at that rate (it falls as the rate rises: never read its "
         "inverse at one rate as a rate a core can hold). MB: the server's peak RSS in the window. "
         "idle = its RSS once the C connections were open, before the first request. "

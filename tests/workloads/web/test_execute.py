@@ -68,6 +68,9 @@ def test_a_server_that_answers_right_is_valid_at_its_rate(fake_http, machine, mo
         assert phase["wait"] == "epoll_pwait2" and phase["timer_slack_ns"] == 1
         assert phase["run_delay_s"] is not None and phase["open_at_end"] == 20
         assert phase["memrun_cpu_s"] is not None and phase["latency"]["censored"] == 0
+        # every answer timed by the kernel's receive timestamp, the client's receive lag apart
+        assert phase["rx_stamped"] == phase["recv_lag"]["count"] == phase["latency"]["count"]
+        assert 0 <= phase["recv_lag"]["min_us"] <= phase["recv_lag"]["p50_us"] < phase["latency"]["p50_us"]
     if len(os.sched_getaffinity(0)) > 1:
         assert client["cpus"]["memrun"] != client["cpus"]["client"], "the sampler is off the client's CPUs"
 
@@ -254,6 +257,9 @@ def test_a_server_too_slow_for_the_rate_is_saturated_not_a_crash(fake_http, mach
     assert abs(phases[0]["achieved_rate"] - 200) <= 2
     assert phases[1]["achieved_rate"] < 0.5 * 2000
     assert "2,000/s saturated (achieved" in ex.judged.reason
+    # saturated, no request fell due on an idle connection (no send lag), yet the client has a
+    # figure of its own: each answer's receive lag, from the kernel's receive time to its read
+    assert phases[1]["recv_lag"]["count"] == phases[1]["rx_stamped"] > 0, phases[1]["recv_lag"]
 
 
 def test_a_server_that_exits_during_the_load_fails(fake_http, machine, monkeypatch):
