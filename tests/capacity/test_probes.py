@@ -78,10 +78,15 @@ def test_the_spec_a_probe_is_run_with_is_the_one_it_built(tmp_path, monkeypatch,
     assert settings.params == campaign.params
 
 
-def test_a_probe_stopped_by_the_memory_guard_is_run_again_alone_for_that_reason(tmp_path):
+def test_a_probe_stopped_by_the_memory_guard_is_run_again_alone_for_that_reason(tmp_path, monkeypatch):
     """The retry's reason reaches the scheduler's plan: it is not replaced by the variant's own
-    (none, for a small fake), which would run the retry beside others again."""
+    (none, for a small fake), which would run the retry beside others again. (The Run is the
+    recording stand-in: what is checked is the plan, nothing is measured.)"""
+    from runner.capacity import probes
     from runner.measure import RunSpec
+    from tests.support.handoff import record
+
+    record(monkeypatch, probes)
 
     plans = []
 
