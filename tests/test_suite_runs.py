@@ -107,6 +107,14 @@ def test_the_readme_line_is_the_newest_purged_run_after_its_quick_start():
         {"commit": "a1", "date": "d1", "where": "purged fresh clone, after the quick start", "wall_s": 800},
         {"commit": "b2", "date": "d2", "where": "packages present, no build/", "wall_s": 900},
         {"commit": "c3", "date": "d3", "where": "purged fresh clone, no quick start", "wall_s": 950},
+        {
+            "commit": "d4",
+            "date": "d4",
+            "where": "purged fresh clone, after the quick start",
+            "wall_s": 700,
+            "quickstart_s": 900,
+            "failed": 3,
+        },  # a failed run's time is never the README's
     ]
     assert latest_purged(rows) == "16 min 40 s and 13 min 20 s (a1, d1)"
     with pytest.raises(ValueError, match="no run after the quick start"):

@@ -111,6 +111,11 @@ def run(
     )
     init.chmod(0o755)
     argv = [
+        # SIGKILLed when the test's process dies, however it dies: no guest outlives a killed run
+        "setpriv",
+        "--pdeathsig",
+        "KILL",
+        "--",
         str(kernel),
         f"mem={memory >> 20}M",
         "rootfstype=hostfs",
