@@ -1,15 +1,15 @@
 """memrun on cgroup v2 kernels: the guest suite (tests/vm/guest) run inside guests.
 
 Most of it runs under user-mode Linux (tests/vm/uml.py: Debian's 6.1 as a process, on the host's
-CPU; the whole module in about 4 minutes where qemu's TCG took most of a core for 20); what only
-the real x86-64 kernel can show (test_x86_kernel.py: its kernel stacks' size) runs in a qemu guest
-of Debian's own 6.1, through memrun's VM code. Each guest module is one boot, and each guest test
-is reported here as a test of its own, under its own name: it passes only if it passed in its
-guest. A guest test that failed, was skipped or never ran (a guest that could not start, a guest
-suite that collected nothing) fails here. The list of guest tests is read from the guest modules
-themselves, so a new guest test gets its host-side report without a line changing here. The
-guest's figures are printed beside the same probe measured on this host's cgroup, so a reader can
-hold v2 against v1.
+CPU; the whole module in 215 s and 103 s of CPU alone, where qemu's TCG took most of a core
+for 364 s alone and 598 s beside the `--kernel` tests); what only the real x86-64 kernel can show
+(test_x86_kernel.py: its kernel stacks' size) runs in a qemu guest of Debian's own 6.1, through
+memrun's VM code. Each guest module is one boot, and each guest test is reported here as a test of
+its own, under its own name: it passes only if it passed in its guest. A guest test that failed,
+was skipped or never ran (a guest that could not start, a guest suite that collected nothing) fails
+here. The list of guest tests is read from the guest modules themselves, so a new guest test gets
+its host-side report without a line changing here. The guest's figures are printed beside the same
+probe measured on this host's cgroup, so a reader can hold v2 against v1.
 
 What the guests' tests need built (memrun's launcher and load clients, the fake task program,
 memrun's own bytecode) is built here first, on the host, so that no guest test compiles anything.
