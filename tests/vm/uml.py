@@ -81,6 +81,17 @@ def missing_tools() -> list[str]:
     return need + ([] if shutil.which("busybox") else ["busybox-static (apt)"])
 
 
+def _stop(guard: subprocess.Popen[str]) -> None:
+    """The guest gone, whatever it was doing: SIGTERM to the guard shell (which kills the kernel's
+    session), then the guard's own group."""
+    with contextlib.suppress(ProcessLookupError):
+        guard.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        guard.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(guard.pid, signal.SIGKILL)
+
+
 def run(
     command: str, *, share: Path, memory: int = 2 << 30, timeout: float = 1500
 ) -> subprocess.CompletedProcess[str]:
@@ -111,11 +122,19 @@ def run(
     )
     init.chmod(0o755)
     argv = [
-        # SIGKILLed when the test's process dies, however it dies: no guest outlives a killed run
+        # The kernel makes a session of its own, whose ID is its PID, and host processes for its
+        # guest in it; a SIGKILL of the kernel's process alone left three of them running. So a
+        # shell stands between the test and the kernel: when it gets SIGTERM, from the test (a
+        # timeout, the end) or from the kernel (setpriv's parent-death signal: the test died,
+        # however it died), it kills the kernel's whole session.
         "setpriv",
         "--pdeathsig",
-        "KILL",
+        "TERM",
         "--",
+        "sh",
+        "-c",
+        '"$@" & kernel=$!; trap "kill -KILL -$kernel" TERM; wait $kernel',
+        "uml-guard",
         str(kernel),
         f"mem={memory >> 20}M",
         "rootfstype=hostfs",
@@ -142,12 +161,10 @@ def run(
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _stop(proc)
             out, err = proc.communicate()
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _stop(proc)
     try:
         code = int((share / STATUS).read_text())
     except (OSError, ValueError):
