@@ -32,7 +32,9 @@ def _json_run(out: str) -> dict:
 
 
 def test_root_cgroup_measures_a_known_allocation():
-    r = measure(probe("alloc.py", 64, 0.5))
+    # held 2 s: the breakdown is read at the sample of highest usage, and a UML guest beside the
+    # suite's other groups once sampled no moment of a 0.5 s hold (anon 36.8 MB, the peak 64+)
+    r = measure(probe("alloc.py", 64, 2.0))
     assert r.ok and r.cgroup_version == "v2" and r.cgroup_peak_source == "kernel", r.cgroup_reason
     assert 64 * MiB <= r.cgroup_peak <= 64 * MiB + 32 * MiB, r.cgroup_peak
     assert r.cgroup_breakdown["anon"] >= 64 * MiB
